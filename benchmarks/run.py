@@ -1,0 +1,31 @@
+"""Run every benchmark and print its figures (`make bench`)."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import numpy as np
+import scipy
+
+import bench_bootstrap
+import bench_compare_large
+import bench_continuous
+import evalsig
+
+
+def main() -> None:
+    print(
+        f"evalsig {evalsig.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"Python {platform.python_version()}, {platform.machine()}\n"
+    )
+    for module in (bench_bootstrap, bench_compare_large, bench_continuous):
+        module.main()
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""``python -m evalsig``: the command line."""
+
+from evalsig.cli import main
+
+main()

@@ -1,0 +1,414 @@
+"""Paired comparison of two models on the same items: :func:`compare` and its result."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.data.load import load
+from evalsig.data.paired import OnMissing, PairedScores, pair
+from evalsig.errors import DataError
+from evalsig.inference._bootstrap import bootstrap_core
+from evalsig.inference._cluster import cluster_bootstrap_core, cluster_robust_core
+from evalsig.inference._common import (
+    Alternative,
+    ConfidenceInterval,
+    InferenceResult,
+    as_generator,
+    check_alternative,
+    check_confidence_level,
+    check_n_resamples,
+)
+from evalsig.inference._mcnemar import mcnemar_core
+from evalsig.inference._permutation import permutation_core
+from evalsig.inference._ttest import paired_t_core
+from evalsig.inference._wilcoxon import wilcoxon_core
+
+__all__ = ["ComparisonResult", "compare"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ComparisonResult:
+    """Is the candidate better than the baseline on the same items? The answer, checkable.
+
+    ``estimate`` is candidate minus baseline on the scale of the scores (0.0117 is +1.17
+    percentage points of accuracy). ``ci`` is the interval at the requested level; call
+    :meth:`confidence_interval` for another level.
+    """
+
+    estimate: float
+    ci: ConfidenceInterval
+    pvalue: float
+    statistic: float
+    statistic_name: str
+    df: float | None
+    se: float
+    method: str
+    """The method actually used, e.g. 'mcnemar-asymptotic', 'paired-t', 'bootstrap-bca'."""
+    method_reason: str
+    """Why that method: the data shape that selected it, or 'requested'."""
+    estimand: str
+    alternative: Alternative
+    baseline_mean: float
+    candidate_mean: float
+    n_items: int
+    n_runs: tuple[int, int]
+    """Largest number of runs per item of the baseline and of the candidate."""
+    n_clusters: int | None
+    n01: int | None
+    """Items the baseline gets wrong and the candidate right (binary single-run data)."""
+    n10: int | None
+    """Items the baseline gets right and the candidate wrong."""
+    n_resamples: int | None
+    n_dropped: tuple[int, int]
+    """Items dropped as present only in the baseline, only in the candidate."""
+    percent_scale: bool
+    """Whether all scores lie in [0, 1], so differences read as percentage points."""
+    notes: tuple[str, ...] = ()
+    _interval: Callable[[float, Alternative], tuple[float, float]] = field(
+        repr=False, compare=False
+    )
+
+    @property
+    def p_value(self) -> float:
+        """The p-value (the same number as :attr:`pvalue`)."""
+        return self.pvalue
+
+    @property
+    def confidence_level(self) -> float:
+        return self.ci.confidence_level
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """The interval at another confidence level, for the same alternative."""
+        level = check_confidence_level(confidence_level)
+        low, high = self._interval(level, self.alternative)
+        return ConfidenceInterval(low=low, high=high, confidence_level=level)
+
+    def significant(self, alpha: float | None = None) -> bool:
+        """Whether ``pvalue <= alpha`` (default: 1 - the confidence level)."""
+        threshold = 1.0 - self.confidence_level if alpha is None else alpha
+        return bool(self.pvalue <= threshold)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Strict-JSON-safe fields: NaN and infinities become null, explained in ``nulls``."""
+        nulls: dict[str, str] = {}
+        one_sided = "one-sided interval" if self.alternative != "two-sided" else "undefined"
+        return {
+            "kind": "comparison",
+            "schema_version": SCHEMA_VERSION,
+            "estimate": json_safe(self.estimate, "estimate", nulls, "undefined"),
+            "estimand": self.estimand,
+            "ci": {
+                "low": json_safe(self.ci.low, "ci.low", nulls, one_sided),
+                "high": json_safe(self.ci.high, "ci.high", nulls, one_sided),
+                "confidence_level": self.ci.confidence_level,
+            },
+            "pvalue": json_safe(self.pvalue, "pvalue", nulls, "undefined (see notes)"),
+            "statistic": json_safe(self.statistic, "statistic", nulls, "undefined"),
+            "statistic_name": self.statistic_name,
+            "df": json_safe(self.df, "df", nulls, "undefined"),
+            "se": json_safe(self.se, "se", nulls, "not defined for this method"),
+            "method": self.method,
+            "method_reason": self.method_reason,
+            "alternative": self.alternative,
+            "baseline_mean": self.baseline_mean,
+            "candidate_mean": self.candidate_mean,
+            "n_items": self.n_items,
+            "n_runs": {"baseline": self.n_runs[0], "candidate": self.n_runs[1]},
+            "n_clusters": self.n_clusters,
+            "n01": self.n01,
+            "n10": self.n10,
+            "n_resamples": self.n_resamples,
+            "n_dropped": {"only_baseline": self.n_dropped[0], "only_candidate": self.n_dropped[1]},
+            "percent_scale": self.percent_scale,
+            "notes": list(self.notes),
+            "nulls": nulls,
+        }
+
+    def __str__(self) -> str:
+        from evalsig.report.comparison import one_line
+
+        return one_line(self)
+
+    def _repr_html_(self) -> str:
+        from evalsig.report.comparison import as_html
+
+        return as_html(self)
+
+
+Method = Literal["auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"]
+
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "mcnemar": ("auto", "exact", "asymptotic", "corrected", "mid-p"),
+    "paired-t": (),
+    "permutation": ("auto", "exact", "monte-carlo"),
+    "bootstrap": ("bca", "percentile", "basic"),
+    "wilcoxon": ("auto", "exact", "normal"),
+    "cluster": ("cr2", "cr1", "bootstrap", "wild"),
+}
+"""The ``variant`` values each method accepts (the first is the default)."""
+
+FEW_CLUSTERS = 30
+
+
+def compare(
+    baseline: Any,
+    candidate: Any,
+    /,
+    *,
+    method: Method = "auto",
+    variant: str | None = None,
+    alternative: Alternative = "two-sided",
+    one_sided: bool | None = None,
+    cluster: Any = None,
+    on_missing: OnMissing = "error",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+) -> ComparisonResult:
+    """Compare a candidate model with a baseline on the same items, with a paired test.
+
+    Parameters
+    ----------
+    baseline, candidate : array, mapping, DataFrame, file path or ScoreTable
+        Each model's per-item scores, in any form :func:`evalsig.load` accepts: a 1-D array
+        (one run), a 2-D ``runs x items`` array, ``{item_id: score}``, a long-format table.
+        Items are matched by id when ids exist, never by position.
+    method : {"auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"}
+        "auto" picks by the data: clusters -> cluster-robust (CR2); one run of 0/1 scores
+        -> McNemar; several runs or continuous scores -> paired t-test on per-item means.
+    variant : str, optional
+        The method's variant: McNemar "exact" / "asymptotic" / "corrected" / "mid-p";
+        permutation "auto" / "exact" / "monte-carlo"; bootstrap "bca" / "percentile" / "basic";
+        Wilcoxon "exact" / "normal"; cluster "cr2" / "cr1" / "bootstrap" / "wild".
+    alternative : {"two-sided", "greater", "less"}
+        "greater": the candidate is better.
+    one_sided : bool, optional
+        ``True`` is ``alternative="greater"`` (the candidate is better).
+    cluster : str, sequence or mapping, optional
+        Cluster of each item (subject, passage, source): a column name for tables and
+        files, a sequence in the baseline's item order, or a mapping ``item_id -> label``.
+    on_missing : {"error", "intersect"}
+        Items present on one side only: an error (default) or compare the shared items
+        and record how many were dropped.
+    confidence_level : float
+    n_resamples : int
+        Resamples for the bootstrap, permutation and cluster-bootstrap methods.
+    rng : numpy.random.Generator, int or None
+        Seed or generator, for resampling methods.
+
+    Returns
+    -------
+    ComparisonResult
+
+    Raises
+    ------
+    DataError
+        Invalid scores, misaligned items, an unknown method or variant, or a method that
+        does not fit the data (McNemar on continuous scores or several runs).
+
+    Examples
+    --------
+    >>> from evalsig.simulate import simulate_benchmark
+    >>> bench = simulate_benchmark(n_items=4000, n_runs=8, uplift=0.01, rng=1)
+    >>> result = compare(bench.baseline, bench.candidate, one_sided=True)
+    >>> result.method, result.p_value < 0.05
+    ('paired-t', True)
+    """
+    alternative = _resolve_alternative(alternative, one_sided)
+    confidence_level = check_confidence_level(confidence_level)
+    if method not in VARIANTS and method != "auto":
+        raise DataError(
+            f"`method` must be 'auto' or one of {', '.join(map(repr, VARIANTS))}; got {method!r}."
+        )
+    named_fields = any(_has_columns(data) for data in (baseline, candidate))
+    cluster_column = cluster if isinstance(cluster, str) and named_fields else None
+    tables = [
+        load(data, name=name, cluster_column=cluster_column if _has_columns(data) else None)
+        for name, data in (("baseline", baseline), ("candidate", candidate))
+    ]
+    cluster_arg = None if cluster_column is not None else cluster
+    paired = pair(tables[0], tables[1], clusters=cluster_arg, on_missing=on_missing)
+    chosen, reason = _choose(paired, method)
+    chosen_variant = _check_variant(chosen, variant)
+    test = _run(
+        paired,
+        chosen,
+        chosen_variant,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+    notes = list(paired.notes) + list(test.notes)
+    if paired.n_clusters is not None and chosen != "cluster":
+        notes.append(
+            f"cluster labels were given but method={chosen!r} ignores them: its standard "
+            "error treats items as independent (use method='cluster')."
+        )
+    single = paired.single_run and paired.binary
+    n01 = n10 = None
+    if single:
+        x, y = paired.baseline.sums, paired.candidate.sums
+        n01 = int(np.count_nonzero((x == 0) & (y == 1)))
+        n10 = int(np.count_nonzero((x == 1) & (y == 0)))
+    return ComparisonResult(
+        estimate=test.estimate,
+        ci=test.ci,
+        pvalue=test.pvalue,
+        statistic=test.statistic,
+        statistic_name=test.statistic_name,
+        df=test.df,
+        se=test.se,
+        method=test.method,
+        method_reason=reason,
+        estimand=test.estimand,
+        alternative=alternative,
+        baseline_mean=paired.baseline.mean,
+        candidate_mean=paired.candidate.mean,
+        n_items=paired.n_items,
+        n_runs=(paired.baseline.n_runs, paired.candidate.n_runs),
+        n_clusters=paired.n_clusters,
+        n01=n01,
+        n10=n10,
+        n_resamples=test.n_resamples,
+        n_dropped=(paired.n_only_baseline, paired.n_only_candidate),
+        percent_scale=_in_unit_interval(paired),
+        notes=tuple(notes),
+        _interval=test._interval,
+    )
+
+
+def _has_columns(data: object) -> bool:
+    """Whether the input names its fields (a DataFrame or a file), so `cluster` is a column."""
+    return isinstance(data, (str, os.PathLike)) or hasattr(data, "columns")
+
+
+def _resolve_alternative(alternative: object, one_sided: object) -> Alternative:
+    checked = check_alternative(alternative)
+    if one_sided is None or one_sided is False:
+        return checked
+    if one_sided is not True:
+        raise DataError(f"`one_sided` must be True, False or None; got {one_sided!r}.")
+    if checked == "less":
+        raise DataError(
+            "`one_sided=True` tests whether the candidate is better (alternative='greater'), "
+            "but alternative='less' was also given; pass only one of them."
+        )
+    return "greater"
+
+
+def _choose(paired: PairedScores, method: str) -> tuple[str, str]:
+    if method != "auto":
+        return method, "requested"
+    if paired.n_clusters is not None:
+        return "cluster", (
+            f"items are grouped in {paired.n_clusters} clusters: cluster-robust standard error "
+            "(CR2, Bell-McCaffrey degrees of freedom)"
+        )
+    if paired.binary and paired.single_run:
+        return "mcnemar", "one run of 0/1 scores per model: McNemar's test on discordant items"
+    if paired.binary:
+        runs = f"{paired.baseline.n_runs} and {paired.candidate.n_runs} runs"
+        return "paired-t", (
+            f"several runs per item ({runs}): paired t-test on per-item means, with items "
+            "as the independent units"
+        )
+    return "paired-t", "continuous scores: paired t-test on per-item differences"
+
+
+def _check_variant(method: str, variant: object) -> str | None:
+    choices = VARIANTS[method]
+    if variant is None:
+        return choices[0] if choices else None
+    if variant not in choices:
+        allowed = ", ".join(map(repr, choices)) if choices else "none (pass variant=None)"
+        raise DataError(
+            f"method {method!r} has no variant {variant!r}; its variants are: {allowed}."
+        )
+    return str(variant)
+
+
+def _run(
+    paired: PairedScores,
+    method: str,
+    variant: str | None,
+    *,
+    alternative: Alternative,
+    confidence_level: float,
+    n_resamples: int,
+    rng: np.random.Generator | int | None,
+) -> InferenceResult:
+    common: dict[str, Any] = {"alternative": alternative, "confidence_level": confidence_level}
+    if method == "mcnemar":
+        if not paired.binary or not paired.single_run:
+            raise DataError(_mcnemar_misfit(paired))
+        x, y = paired.baseline.sums, paired.candidate.sums
+        return mcnemar_core(
+            int(np.count_nonzero((x == 0) & (y == 1))),
+            int(np.count_nonzero((x == 1) & (y == 0))),
+            paired.n_items,
+            variant=variant,  # type: ignore[arg-type]  # checked by _check_variant
+            **common,
+        )
+    d = paired.differences()
+    if method == "paired-t":
+        return paired_t_core(d, **common)
+    if method == "wilcoxon":
+        return wilcoxon_core(
+            d,
+            zero_method="wilcox",
+            correction=False,
+            method=variant,  # type: ignore[arg-type]  # checked by _check_variant
+            **common,
+        )
+    resampling: dict[str, Any] = {
+        **common,
+        "n_resamples": check_n_resamples(n_resamples),
+        "rng": as_generator(rng),
+    }
+    if method == "permutation":
+        exact = {"auto": None, "exact": True, "monte-carlo": False}[str(variant)]
+        return permutation_core(d, exact=exact, **resampling)
+    if method == "bootstrap":
+        return bootstrap_core(d, kind=variant, **resampling)  # type: ignore[arg-type]
+    if paired.cluster_codes is None:
+        raise DataError(
+            "method='cluster' needs cluster labels: pass cluster= (a column name, one label "
+            "per item, or a mapping item_id -> label)."
+        )
+    codes = paired.cluster_codes
+    if variant in ("bootstrap", "wild"):
+        return cluster_bootstrap_core(
+            d, codes, variant="pairs" if variant == "bootstrap" else "wild", **resampling
+        )
+    return cluster_robust_core(d, codes, variant=variant, **common)  # type: ignore[arg-type]
+
+
+def _mcnemar_misfit(paired: PairedScores) -> str:
+    if not paired.binary:
+        return (
+            "method='mcnemar' needs 0/1 scores, but the scores include other values; use "
+            "method='paired-t' (or 'bootstrap') for continuous scores."
+        )
+    return (
+        f"method='mcnemar' needs one run per item, but the data have "
+        f"{paired.baseline.n_runs} (baseline) and {paired.candidate.n_runs} (candidate) runs; "
+        "use method='paired-t' on per-item means (McNemar on one chosen run throws the "
+        "other runs away)."
+    )
+
+
+def _in_unit_interval(paired: PairedScores) -> bool:
+    for table in (paired.baseline, paired.candidate):
+        means = table.means
+        if table.binary:
+            continue
+        if means.min() < 0 or means.max() > 1:
+            return False
+    return True

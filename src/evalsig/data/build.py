@@ -1,0 +1,244 @@
+"""Build a :class:`ScoreTable` from matrices, long-format columns and mappings.
+
+Layouts
+-------
+* matrix: a 1-D array is one run over items; a 2-D array is ``runs x items``. Items are
+  identified by position.
+* long format: one row per (item, run) with columns item id, score, and optionally run
+  and cluster. Items are identified by id.
+* mapping: ``{item_id: score}`` or ``{item_id: [score of run 1, run 2, ...]}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from evalsig.data.table import ScoreTable
+from evalsig.data.validate import check_scores, numeric_array
+from evalsig.errors import DataError, examples
+
+__all__ = ["factorize", "table_from_long", "table_from_mapping", "table_from_matrix"]
+
+
+def factorize(labels: Sequence[object] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes and unique labels (as strings), in order of first appearance."""
+    index: dict[str, int] = {}
+    codes = np.fromiter(
+        (index.setdefault(str(v), len(index)) for v in labels),
+        dtype=np.int64,
+        count=len(labels),
+    )
+    uniques = np.empty(len(index), dtype=object)
+    uniques[:] = list(index)
+    return codes, uniques
+
+
+def table_from_matrix(values: object, *, source: str) -> ScoreTable:
+    """A positional table from a 1-D (one run) or 2-D ``runs x items`` numeric array."""
+    array = numeric_array(
+        values, what=f"`{source}`", label=lambda pos: [f"position {p}" for p in pos]
+    )
+    if array.ndim == 0 or array.ndim > 2:
+        raise DataError(
+            f"`{source}` must be a 1-D array (one run over items) or a 2-D array "
+            f"(runs x items); got an array of shape {array.shape}."
+        )
+    matrix = array.reshape(1, -1) if array.ndim == 1 else array
+    n_runs, n_items = matrix.shape
+    if n_items == 0 or n_runs == 0:
+        raise DataError(f"`{source}` is empty: it has no scores to compare.")
+    binary = check_scores(matrix, what=f"`{source}`", label=lambda pos: [f"item {p}" for p in pos])
+    sums, sumsq = _column_sums(matrix)
+    notes: tuple[str, ...] = ()
+    if array.ndim == 2 and n_runs > n_items:
+        notes = (
+            f"`{source}` has more runs ({n_runs}) than items ({n_items}); 2-D arrays are "
+            "read as runs x items, so transpose yours if it is items x runs.",
+        )
+    return ScoreTable(
+        item_ids=None,
+        sums=sums,
+        sumsq=sumsq,
+        counts=np.full(n_items, n_runs, dtype=np.int64),
+        binary=binary,
+        runs=matrix,
+        source=source,
+        notes=notes,
+    )
+
+
+def _column_sums(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-item sum and sum of squares over runs, in float64, block by block."""
+    n = matrix.shape[1]
+    sums = np.empty(n)
+    sumsq = np.empty(n)
+    step = 1 << 16
+    for start in range(0, n, step):
+        block = matrix[:, start : start + step].astype(np.float64)
+        sums[start : start + step] = block.sum(axis=0)
+        sumsq[start : start + step] = np.einsum("ij,ij->j", block, block)
+    return sums, sumsq
+
+
+def table_from_long(
+    ids: Sequence[object] | np.ndarray,
+    scores: Sequence[object] | np.ndarray,
+    *,
+    runs: Sequence[object] | np.ndarray | None = None,
+    clusters: Sequence[object] | np.ndarray | None = None,
+    source: str,
+    fields: Mapping[str, str] | None = None,
+    row_names: Sequence[str] | None = None,
+    notes: tuple[str, ...] = (),
+    scores_name: str | None = None,
+) -> ScoreTable:
+    """A table from long-format columns: one row per (item, run).
+
+    Parameters
+    ----------
+    ids, scores, runs, clusters : sequences of equal length
+        Item id, score, optional run label and optional cluster label of each row.
+    source : str
+        How messages name the data (a file name, 'baseline').
+    fields : mapping, optional
+        Column names to quote in messages, keyed by 'id', 'score', 'run', 'cluster'.
+    row_names : sequence of str, optional
+        How messages name each row (e.g. 'line 17'); defaults to 'row i'.
+    scores_name : str, optional
+        How messages name the scores; defaults to "{source}: column '{score}'".
+    """
+    names = {"id": "id", "score": "score", "run": "run", "cluster": "cluster", **(fields or {})}
+    n_rows = len(ids)
+    for key, column in (("score", scores), ("run", runs), ("cluster", clusters)):
+        if column is not None and len(column) != n_rows:
+            raise DataError(
+                f"{source}: column '{names[key]}' has {len(column)} rows but '{names['id']}' "
+                f"has {n_rows}; every row needs an id and a {key}."
+            )
+    if n_rows == 0:
+        raise DataError(f"{source} is empty: it has no rows to compare.")
+
+    def row(pos: Sequence[int] | np.ndarray) -> list[str]:
+        if row_names is not None:
+            return [row_names[int(p)] for p in pos]
+        return [f"row {int(p) + 1}" for p in pos]
+
+    _check_labels(ids, what=f"{source}: column '{names['id']}'", row=row)
+    codes, item_ids = factorize(ids)
+    what = scores_name or f"{source}: column '{names['score']}'"
+    values = numeric_array(scores, what=what, label=row)
+    binary = check_scores(
+        values,
+        what=what,
+        label=lambda pos: [f"item {item_ids[codes[p]]!r} ({row([p])[0]})" for p in pos],
+    )
+    values = values.astype(np.float64, copy=False)
+    n_items = len(item_ids)
+    counts = np.bincount(codes, minlength=n_items)
+    if runs is None:
+        if counts.max() > 1:
+            repeated = item_ids[counts > 1]
+            raise DataError(
+                f"{source}: {len(repeated)} item(s) appear on several rows ({examples(repeated)}) "
+                f"but no run column was named; name it (run column, e.g. 'epoch' or 'seed') if "
+                "these are repeated runs, or remove the duplicate rows."
+            )
+    else:
+        _check_labels(runs, what=f"{source}: column '{names['run']}'", row=row)
+        run_codes, run_labels = factorize(runs)
+        key = codes * len(run_labels) + run_codes
+        unique_keys, key_counts = np.unique(key, return_counts=True)
+        if (key_counts > 1).any():
+            dup = unique_keys[key_counts > 1]
+            width = len(run_labels)
+            shown = [
+                f"(item {item_ids[k // width]!r}, run {run_labels[k % width]!r})" for k in dup[:3]
+            ]
+            raise DataError(
+                f"{source}: {len(dup)} (item, run) pair(s) appear more than once: "
+                f"{', '.join(shown)}{', ...' if len(dup) > 3 else ''}; each item can have "
+                "one score per run. Remove the duplicate rows or fix the run labels."
+            )
+    cluster_labels = None
+    if clusters is not None:
+        _check_labels(clusters, what=f"{source}: column '{names['cluster']}'", row=row)
+        cluster_labels = _per_item_cluster(codes, clusters, n_items, item_ids, source, names)
+    return ScoreTable(
+        item_ids=item_ids,
+        sums=np.bincount(codes, weights=values, minlength=n_items),
+        sumsq=np.bincount(codes, weights=values * values, minlength=n_items),
+        counts=counts.astype(np.int64),
+        binary=binary,
+        clusters=cluster_labels,
+        source=source,
+        notes=notes,
+    )
+
+
+def _check_labels(labels: Sequence[object] | np.ndarray, *, what: str, row: Any) -> None:
+    """Ids and labels must be present: None, NaN and empty strings are errors."""
+    missing = np.flatnonzero(
+        [v is None or (isinstance(v, float) and v != v) or v == "" for v in labels]
+    )
+    if missing.size:
+        raise DataError(
+            f"{what} is empty on {missing.size} row(s) ({examples(row(missing))}); every row "
+            "needs a value there."
+        )
+
+
+def _per_item_cluster(
+    codes: np.ndarray,
+    clusters: Sequence[object] | np.ndarray,
+    n_items: int,
+    item_ids: np.ndarray,
+    source: str,
+    names: Mapping[str, str],
+) -> np.ndarray:
+    cluster_codes, cluster_names = factorize(clusters)
+    first = np.full(n_items, -1, dtype=np.int64)
+    first[codes[::-1]] = cluster_codes[::-1]  # the first row of each item wins
+    clash = np.flatnonzero(first[codes] != cluster_codes)
+    if clash.size:
+        bad_items = np.unique(codes[clash])
+        raise DataError(
+            f"{source}: column '{names['cluster']}' gives {len(bad_items)} item(s) more than one "
+            f"cluster label across runs ({examples(item_ids[bad_items])}); an item belongs to "
+            "one cluster."
+        )
+    return np.asarray(cluster_names[first], dtype=object)
+
+
+def table_from_mapping(mapping: Mapping[Any, Any], *, source: str) -> ScoreTable:
+    """A table from ``{item_id: score}`` or ``{item_id: [run scores]}``."""
+    ids: list[object] = []
+    scores: list[object] = []
+    runs: list[int] = []
+    multi = False
+    for key, value in mapping.items():
+        if isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes)):
+            multi = True
+            if len(value) == 0:
+                raise DataError(f"`{source}`[{key!r}] is an empty list of run scores.")
+            for run, score in enumerate(value):
+                ids.append(key)
+                scores.append(score)
+                runs.append(run)
+        else:
+            ids.append(key)
+            scores.append(value)
+            runs.append(0)
+    scores_array = np.empty(len(scores), dtype=object)
+    scores_array[:] = scores
+    return table_from_long(
+        ids,
+        scores_array,
+        runs=runs if multi else None,
+        source=f"`{source}`",
+        fields={"id": "keys", "score": "values"},
+        row_names=[f"key {k!r}" for k in ids],
+        scores_name=f"`{source}`",
+    )

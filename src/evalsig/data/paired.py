@@ -1,0 +1,250 @@
+"""The canonical paired evaluation: two models' scores on the same, aligned items.
+
+Alignment is by item id whenever ids exist, never by position; baseline and candidate
+may list items in any order. Items present on one side only are an error unless the
+caller asks for the intersection, and then the result records how many were dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+
+from evalsig.data.build import factorize
+from evalsig.data.table import ScoreTable
+from evalsig.errors import AlignmentError, DataError, examples
+
+__all__ = ["OnMissing", "PairedScores", "pair"]
+
+OnMissing = Literal["error", "intersect"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PairedScores:
+    """Baseline and candidate scores on the same items, in the same order."""
+
+    baseline: ScoreTable
+    candidate: ScoreTable
+    item_ids: np.ndarray | None
+    """``(n,)`` item ids, or None when items were matched by position."""
+    cluster_codes: np.ndarray | None = None
+    """``(n,)`` integer cluster of each item (0 .. n_clusters - 1), or None."""
+    cluster_labels: np.ndarray | None = None
+    """Cluster names, indexed by code."""
+    n_only_baseline: int = 0
+    """Items dropped because only the baseline has them (``on_missing="intersect"``)."""
+    n_only_candidate: int = 0
+    """Items dropped because only the candidate has them."""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n_items(self) -> int:
+        return self.baseline.n_items
+
+    @property
+    def n_clusters(self) -> int | None:
+        return None if self.cluster_labels is None else len(self.cluster_labels)
+
+    @property
+    def binary(self) -> bool:
+        return self.baseline.binary and self.candidate.binary
+
+    @property
+    def single_run(self) -> bool:
+        return self.baseline.n_runs == 1 and self.candidate.n_runs == 1
+
+    def differences(self) -> np.ndarray:
+        """Per-item difference of mean scores, candidate minus baseline."""
+        d: np.ndarray = self.candidate.means - self.baseline.means
+        return d
+
+
+def pair(
+    baseline: ScoreTable,
+    candidate: ScoreTable,
+    *,
+    clusters: Sequence[object] | np.ndarray | Mapping[object, object] | None = None,
+    on_missing: OnMissing = "error",
+) -> PairedScores:
+    """Align two tables by item id (or by position when neither has ids).
+
+    Parameters
+    ----------
+    baseline, candidate : ScoreTable
+    clusters : sequence or mapping, optional
+        Cluster label per item: a sequence in the items' order (positional data or the
+        baseline's order), or a mapping ``item_id -> label``. When the tables carry
+        cluster labels themselves these are used, and must agree with each other.
+    on_missing : {"error", "intersect"}
+        What to do with items present on one side only.
+    """
+    if on_missing not in ("error", "intersect"):
+        raise DataError(f"`on_missing` must be 'error' or 'intersect'; got {on_missing!r}.")
+    if (baseline.item_ids is None) != (candidate.item_ids is None):
+        with_ids = "baseline" if baseline.item_ids is not None else "candidate"
+        raise AlignmentError(
+            f"{with_ids} has item ids but the other side is positional (a plain array); give "
+            "both sides item ids (a mapping or a table with an id column) or neither."
+        )
+    given = baseline.clusters is not None or candidate.clusters is not None
+    if clusters is not None and given:
+        raise DataError(
+            "cluster labels were given twice: in the data (a cluster column) and as the "
+            "`cluster` argument; give them once."
+        )
+    if clusters is not None and not isinstance(clusters, Mapping):
+        # A sequence of labels follows the baseline's own item order.
+        baseline = replace(baseline, clusters=_labels_from_sequence(clusters, baseline.n_items))
+        clusters = None
+    notes: list[str] = []
+    only_b = only_c = 0
+    if baseline.item_ids is None or candidate.item_ids is None:
+        if baseline.n_items != candidate.n_items:
+            raise AlignmentError(
+                f"baseline has {baseline.n_items} items but candidate has "
+                f"{candidate.n_items}; positional arrays must list the same items in the same "
+                "order (pass item ids to align by id)."
+            )
+        ids = None
+    elif np.array_equal(baseline.item_ids, candidate.item_ids):
+        ids = baseline.item_ids
+    else:
+        baseline, candidate, only_b, only_c = _align_by_id(
+            baseline, candidate, baseline.item_ids, candidate.item_ids, on_missing
+        )
+        ids = baseline.item_ids
+        if only_b or only_c:
+            notes.append(
+                f"compared the {baseline.n_items} items both sides share; dropped {only_b} "
+                f"only in baseline and {only_c} only in candidate (on_missing='intersect')."
+            )
+    if baseline.n_items < 2:
+        raise DataError(f"a paired comparison needs at least 2 items; got {baseline.n_items}.")
+    codes, labels = _cluster_codes(
+        baseline, candidate, ids, clusters if isinstance(clusters, Mapping) else None
+    )
+    for table in (baseline, candidate):
+        notes.extend(table.notes)
+        if table.ragged:
+            notes.append(
+                f"{table.source} has {table.runs_summary()}; per-item means are compared, "
+                "each item weighing the same."
+            )
+    return PairedScores(
+        baseline=replace(baseline, clusters=None),
+        candidate=replace(candidate, clusters=None),
+        item_ids=ids,
+        cluster_codes=codes,
+        cluster_labels=labels,
+        n_only_baseline=only_b,
+        n_only_candidate=only_c,
+        notes=tuple(notes),
+    )
+
+
+def _align_by_id(
+    baseline: ScoreTable,
+    candidate: ScoreTable,
+    baseline_ids: np.ndarray,
+    candidate_ids: np.ndarray,
+    on_missing: OnMissing,
+) -> tuple[ScoreTable, ScoreTable, int, int]:
+    position = {item: i for i, item in enumerate(candidate_ids.tolist())}
+    in_candidate = np.fromiter(
+        (position.get(item, -1) for item in baseline_ids.tolist()),
+        dtype=np.int64,
+        count=baseline.n_items,
+    )
+    shared = in_candidate >= 0
+    only_b = int((~shared).sum())
+    only_c = candidate.n_items - int(shared.sum())
+    if (only_b or only_c) and on_missing == "error":
+        in_baseline = set(baseline_ids.tolist())
+        extra_c = [i for i in candidate_ids.tolist() if i not in in_baseline]
+        parts = []
+        if only_b:
+            parts.append(f"{only_b} only in baseline ({examples(baseline_ids[~shared])})")
+        if only_c:
+            parts.append(f"{only_c} only in candidate ({examples(extra_c)})")
+        raise AlignmentError(
+            f"baseline has {baseline.n_items} items and candidate has {candidate.n_items}; "
+            f"{' and '.join(parts)}. Pass on_missing='intersect' (CLI: --on-missing intersect) "
+            f"to compare the {int(shared.sum())} shared items; the result records the drop."
+        )
+    keep = np.flatnonzero(shared)
+    return baseline.take(keep), candidate.take(in_candidate[keep]), only_b, only_c
+
+
+def _cluster_codes(
+    baseline: ScoreTable,
+    candidate: ScoreTable,
+    ids: np.ndarray | None,
+    clusters: Mapping[object, object] | None,
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    labels: np.ndarray | None
+    if clusters is not None:
+        labels = _labels_from_mapping(clusters, ids)
+    elif baseline.clusters is not None and candidate.clusters is not None:
+        clash = np.flatnonzero(baseline.clusters != candidate.clusters)
+        if clash.size:
+            where = (
+                [f"position {p}" for p in clash] if ids is None else [str(ids[p]) for p in clash]
+            )
+            pairs = [
+                f"{w!r}: {baseline.clusters[p]!r} vs {candidate.clusters[p]!r}"
+                for w, p in zip(where[:3], clash[:3], strict=False)
+            ]
+            raise DataError(
+                f"{clash.size} item(s) have a different cluster label in baseline and candidate "
+                f"({'; '.join(pairs)}); an item belongs to one cluster. Fix the labels or take "
+                "them from one side."
+            )
+        labels = baseline.clusters
+    else:
+        labels = baseline.clusters if baseline.clusters is not None else candidate.clusters
+    if labels is None:
+        return None, None
+    codes, names = factorize(labels)
+    return codes, names
+
+
+def _labels_from_mapping(clusters: Mapping[object, object], ids: np.ndarray | None) -> np.ndarray:
+    if ids is None:
+        raise DataError(
+            "`cluster` is a mapping from item id to label, but the items have no ids; "
+            "pass a sequence of labels in item order instead."
+        )
+    by_str = {str(k): v for k, v in clusters.items()}
+    missing = [i for i in ids.tolist() if i not in by_str]
+    if missing:
+        raise DataError(
+            f"`cluster` has no label for {len(missing)} item(s) ({examples(missing)}); "
+            "give every compared item a cluster."
+        )
+    return _labels_from_sequence([by_str[i] for i in ids.tolist()], len(ids))
+
+
+def _labels_from_sequence(clusters: Sequence[object] | np.ndarray, n_items: int) -> np.ndarray:
+    if isinstance(clusters, str):
+        raise DataError(
+            f"`cluster`={clusters!r} names a column, but the data are arrays or mappings "
+            "with no columns; pass one label per item instead."
+        )
+    values = list(clusters)
+    if len(values) != n_items:
+        raise DataError(
+            f"`cluster` has {len(values)} labels but the baseline has {n_items} items; give "
+            "one label per item, in the baseline's item order (or a mapping id -> label)."
+        )
+    bad = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and v != v)]
+    if bad:
+        raise DataError(
+            f"`cluster` is missing for {len(bad)} item(s) (positions {examples(bad)}); "
+            "every item needs a cluster label."
+        )
+    out = np.empty(len(values), dtype=object)
+    out[:] = [str(v) for v in values]
+    return out

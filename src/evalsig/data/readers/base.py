@@ -1,0 +1,165 @@
+"""What every reader shares: options, the reader protocol, column resolution, safe opening."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Protocol, cast
+
+from evalsig.data.table import ScoreTable
+from evalsig.errors import FormatError
+
+__all__ = [
+    "Columns",
+    "ReadOptions",
+    "Reader",
+    "open_text",
+    "resolve_columns",
+]
+
+MAX_DECOMPRESSED_BYTES = 8 * 2**30
+"""Default cap on the bytes a compressed file may expand to (stops decompression bombs)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadOptions:
+    """What the user told evalsig about a file (None: detect it, or fail with the choices)."""
+
+    id_column: str | None = None
+    score_column: str | None = None
+    run_column: str | None = None
+    cluster_column: str | None = None
+    max_decompressed_bytes: int = MAX_DECOMPRESSED_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """The resolved column names of a long-format table."""
+
+    id: str
+    score: str
+    run: str | None
+    cluster: str | None
+    detected: tuple[str, ...] = ()
+    """Notes on columns that were detected rather than named."""
+
+
+class Reader(Protocol):
+    """A file format evalsig can read. Register new ones in :mod:`evalsig.data.readers`."""
+
+    name: str
+
+    def sniff(self, path: Path) -> bool:
+        """Whether ``path`` looks like this format (by name or a peek at its start)."""
+        ...
+
+    def read(self, path: Path, options: ReadOptions) -> Mapping[str, ScoreTable]:
+        """The tables in ``path``, one per task (a single-task file gives one)."""
+        ...
+
+
+ID_NAMES = ("item", "item_id", "id", "question_id", "doc_id", "sample_id", "instance_id", "idx")
+SCORE_NAMES = ("score", "correct", "is_correct", "acc", "accuracy", "exact_match", "pass")
+RUN_NAMES = ("run", "epoch", "seed", "repeat", "trial")
+
+
+def resolve_columns(available: Sequence[str], options: ReadOptions, *, source: str) -> Columns:
+    """Check named columns exist; detect unnamed id/score/run columns when unambiguous."""
+    detected: list[str] = []
+
+    def pick(role: str, given: str | None, names: Sequence[str], flag: str) -> str | None:
+        if given is not None:
+            if given not in available:
+                raise FormatError(
+                    f"{source}: no column {given!r} (the {role} column); available columns: "
+                    f"{', '.join(map(repr, available))}."
+                )
+            return given
+        found = [name for name in names if name in available]
+        if len(found) == 1:
+            detected.append(f"{role} {found[0]!r}")
+            return found[0]
+        if role == "run":
+            if len(found) > 1:
+                raise FormatError(
+                    f"{source}: several columns could be the run column "
+                    f"({', '.join(map(repr, found))}); name one with {flag}."
+                )
+            return None
+        what = "several columns could be" if found else "no column is recognisably"
+        choices = found or list(available)
+        raise FormatError(
+            f"{source}: {what} the {role} column; name it with {flag} "
+            f"(columns: {', '.join(map(repr, choices))})."
+        )
+
+    id_col = pick("item id", options.id_column, ID_NAMES, "--id / id_column=")
+    score_col = pick("score", options.score_column, SCORE_NAMES, "--score / score_column=")
+    run_col = pick("run", options.run_column, RUN_NAMES, "--run / run_column=")
+    cluster_col = None
+    if options.cluster_column is not None:
+        cluster_col = pick("cluster", options.cluster_column, (), "--cluster / cluster=")
+    if id_col is None or score_col is None:  # pick() raises before this for id/score
+        raise FormatError(f"{source}: item id and score columns are required.")
+    note = (f"{source}: detected columns: {', '.join(detected)}",) if detected else ()
+    return Columns(id_col, score_col, run_col, cluster_col, note)
+
+
+class _CappedReader(io.RawIOBase):
+    """A binary stream that fails once more than ``limit`` bytes have been read."""
+
+    def __init__(self, raw: IO[bytes], limit: int, source: str) -> None:
+        self._raw = raw
+        self._left = limit
+        self._limit = limit
+        self._source = source
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        view = memoryview(buffer)
+        data = self._raw.read(min(len(view), self._left + 1))
+        if len(data) > self._left:
+            raise FormatError(
+                f"{self._source}: expands to more than {self._limit:,} bytes when decompressed; "
+                "refusing to read further (a corrupt or malicious archive?). Decompress it "
+                "yourself if it is genuine."
+            )
+        self._left -= len(data)
+        view[: len(data)] = data
+        return len(data)
+
+
+@contextmanager
+def open_text(path: Path, *, max_decompressed_bytes: int) -> Iterator[IO[str]]:
+    """Open a (possibly gzip-compressed) UTF-8 text file, capping the decompressed size."""
+    source = str(path)
+    try:
+        raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise FormatError(f"{source}: cannot open ({exc.strerror or exc}).") from None
+    try:
+        if path.suffix == ".gz":
+            stream: IO[bytes] = io.BufferedReader(
+                _CappedReader(
+                    cast(IO[bytes], gzip.GzipFile(fileobj=raw)), max_decompressed_bytes, source
+                )
+            )
+        else:
+            stream = raw
+        yield io.TextIOWrapper(stream, encoding="utf-8", errors="strict", newline="")
+    finally:
+        raw.close()
+
+
+def stem(path: Path) -> str:
+    """The file name without compression and format suffixes: 'results.csv.gz' -> 'results'."""
+    name = path.name
+    for suffix in (".gz", ".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet"):
+        name = name.removesuffix(suffix)
+    return name

@@ -1,0 +1,81 @@
+"""Validation of score values: numeric, finite, binary or not, with messages that name items."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from evalsig.errors import DataError, examples
+
+__all__ = ["check_scores", "numeric_array"]
+
+Labeller = Callable[[np.ndarray], Sequence[object]]
+"""Maps positions of bad values to what a message should show (item ids, rows ...)."""
+
+BLOCK = 1 << 16
+
+
+def numeric_array(values: object, *, what: str, label: Labeller) -> np.ndarray:
+    """``values`` as a real numeric array, or a :class:`DataError` naming the bad entries.
+
+    Booleans and integers are kept as they are (no copy); strings, None and other objects
+    are never converted: a score must already be a number.
+    """
+    array = np.asarray(values)
+    if array.dtype.kind in "biuf":
+        return array
+    if array.dtype.kind in "US" and not isinstance(values, np.ndarray):
+        array = np.asarray(values, dtype=object)  # a list mixing numbers and text
+    if array.dtype.kind == "c":
+        raise DataError(f"{what} holds complex numbers; scores must be real.")
+    if array.dtype.kind == "O":
+        flat = array.reshape(-1)
+        bad = np.flatnonzero(
+            [not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) for v in flat]
+        )
+        if bad.size == 0:
+            return array.astype(np.float64)
+        where = label(bad)
+        pairs = ", ".join(f"{flat[b]!r} at {w}" for b, w in zip(bad[:3], where[:3], strict=False))
+        raise DataError(
+            f"{what} has {bad.size} non-numeric value(s): {pairs}{', ...' if bad.size > 3 else ''}"
+            "; scores must be numbers (use 1/0 for correct/incorrect)."
+        )
+    shown = examples(array.reshape(-1)[:3])
+    raise DataError(
+        f"{what} holds no numbers (dtype {array.dtype}, values like {shown}); "
+        "scores must be numbers (use 1/0 for correct/incorrect)."
+    )
+
+
+def check_scores(values: np.ndarray, *, what: str, label: Labeller) -> bool:
+    """Raise on NaN or infinite scores; return whether every score is 0 or 1.
+
+    ``values`` is 1-D (one score per row) or 2-D ``runs x items``; it is read in blocks of
+    items so that no temporary the size of the input is made.
+    """
+    if values.dtype.kind == "b":
+        return True
+    matrix = values if values.ndim == 2 else values.reshape(1, -1)
+    binary = True
+    for start in range(0, matrix.shape[1], BLOCK):
+        block = matrix[:, start : start + BLOCK]
+        if values.dtype.kind == "f":
+            finite = np.isfinite(block)
+            if not finite.all():
+                _raise_not_finite(values, what=what, label=label)
+        if binary:
+            binary = bool(((block == 0) | (block == 1)).all())
+    return binary
+
+
+def _raise_not_finite(values: np.ndarray, *, what: str, label: Labeller) -> None:
+    bad = np.flatnonzero(~np.isfinite(values.reshape(-1)))
+    if values.ndim == 2:
+        bad = np.unique(bad % values.shape[1])
+    kinds = "NaN or infinite" if np.isinf(values).any() else "NaN"
+    raise DataError(
+        f"{what} has {len(bad)} {kinds} value(s) ({examples(label(bad))}); "
+        "drop or fill them before comparing (evalsig never drops scores silently)."
+    )

@@ -1,0 +1,55 @@
+"""The exceptions and warnings evalsig raises.
+
+Every error names the argument, column, file or field at fault, shows the bad value,
+and says how to fix it. All errors derive from :class:`EvalsigError`; those caused by
+bad input also derive from :class:`ValueError`, so ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "AlignmentError",
+    "DataError",
+    "EvalsigError",
+    "EvalsigWarning",
+    "FormatError",
+    "examples",
+]
+
+
+class EvalsigError(Exception):
+    """Base class of every error evalsig raises on purpose."""
+
+
+class DataError(EvalsigError, ValueError):
+    """The data or an argument is invalid (NaN scores, duplicate rows, bad option ...)."""
+
+
+class AlignmentError(DataError):
+    """Baseline and candidate do not describe the same items."""
+
+
+class FormatError(DataError):
+    """A file cannot be read: wrong format, malformed line, missing field, unsafe archive."""
+
+
+class EvalsigWarning(UserWarning):
+    """A computation went ahead but something deserves the user's attention."""
+
+
+def examples(values: Iterable[object], limit: int = 3) -> str:
+    """Format the first few values of an iterable for an error message.
+
+    >>> examples(["q17", "q42", "q99", "q100"])
+    "'q17', 'q42', 'q99', ..."
+    """
+    shown: list[str] = []
+    more = False
+    for i, value in enumerate(values):
+        if i == limit:
+            more = True
+            break
+        shown.append(repr(value.item() if hasattr(value, "item") else value))
+    return ", ".join(shown) + (", ..." if more else "")

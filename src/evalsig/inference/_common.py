@@ -1,0 +1,174 @@
+"""Shared vocabulary of the inference layer: alternatives, intervals, p-values, validation."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast, get_args
+
+import numpy as np
+from scipy import special
+
+from evalsig.errors import DataError
+
+__all__ = [
+    "Alternative",
+    "ConfidenceInterval",
+    "InferenceResult",
+    "as_generator",
+    "check_alternative",
+    "check_confidence_level",
+    "check_n_resamples",
+    "normal_pvalue",
+    "t_interval",
+    "t_pvalue",
+]
+
+Alternative = Literal["two-sided", "less", "greater"]
+"""``"greater"``: the candidate scores higher than the baseline; ``"less"``: lower."""
+
+IntervalFn = Callable[[float, Alternative], "tuple[float, float]"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfidenceInterval:
+    """A confidence interval; one-sided intervals have an infinite or natural bound."""
+
+    low: float
+    high: float
+    confidence_level: float
+
+    def __iter__(self) -> Any:
+        return iter((self.low, self.high))
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies inside the closed interval."""
+        return bool(self.low <= value <= self.high)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InferenceResult:
+    """What one paired test found: estimate, uncertainty and p-value, with the method used.
+
+    ``estimate`` is always candidate minus baseline, on the scale of the scores.
+    """
+
+    method: str
+    estimand: str
+    estimate: float
+    se: float
+    statistic: float
+    statistic_name: str
+    df: float | None
+    pvalue: float
+    alternative: Alternative
+    ci: ConfidenceInterval
+    n_resamples: int | None = None
+    notes: tuple[str, ...] = ()
+    _interval: IntervalFn = field(repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """The interval at another confidence level, for the same alternative."""
+        level = check_confidence_level(confidence_level)
+        low, high = self._interval(level, self.alternative)
+        return ConfidenceInterval(low=low, high=high, confidence_level=level)
+
+
+def make_result(
+    *,
+    interval: IntervalFn,
+    alternative: Alternative,
+    confidence_level: float,
+    **fields: Any,
+) -> InferenceResult:
+    """Build an :class:`InferenceResult`, computing its interval at ``confidence_level``."""
+    low, high = interval(confidence_level, alternative)
+    ci = ConfidenceInterval(low=low, high=high, confidence_level=confidence_level)
+    return InferenceResult(alternative=alternative, ci=ci, _interval=interval, **fields)
+
+
+def check_alternative(alternative: object) -> Alternative:
+    choices = get_args(Alternative)
+    if alternative not in choices:
+        raise DataError(
+            f"`alternative` must be one of {', '.join(map(repr, choices))}; got {alternative!r}. "
+            "Use 'greater' to test whether the candidate is better."
+        )
+    return cast(Alternative, alternative)
+
+
+def check_confidence_level(confidence_level: object) -> float:
+    try:
+        level = float(confidence_level)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        level = math.nan
+    if not 0.0 < level < 1.0:
+        raise DataError(
+            f"`confidence_level` must be a number strictly between 0 and 1; got "
+            f"{confidence_level!r}. Use e.g. 0.95 for a 95% interval."
+        )
+    return level
+
+
+def check_n_resamples(n_resamples: object, *, minimum: int = 100) -> int:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
+        raise DataError(f"`n_resamples` must be an integer; got {n_resamples!r}.")
+    if n_resamples < minimum:
+        raise DataError(
+            f"`n_resamples` must be at least {minimum}; got {n_resamples}. "
+            "Use 10_000 (the default) for stable p-values."
+        )
+    return int(n_resamples)
+
+
+def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
+    """``numpy.random.default_rng`` with an error that names the argument."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
+        if rng is not None and rng < 0:
+            raise DataError(f"`rng` seed must be a non-negative integer; got {rng}.")
+        return np.random.default_rng(rng)
+    raise DataError(
+        f"`rng` must be a numpy.random.Generator, an integer seed or None; got {rng!r}."
+    )
+
+
+def normal_pvalue(z: float, alternative: Alternative) -> float:
+    """P-value of a standard-normal statistic (``"greater"``: large z is evidence)."""
+    if math.isnan(z):
+        return math.nan
+    if alternative == "greater":
+        return float(special.ndtr(-z))
+    if alternative == "less":
+        return float(special.ndtr(z))
+    return float(min(1.0, 2.0 * special.ndtr(-abs(z))))
+
+
+def t_pvalue(t: float, df: float, alternative: Alternative) -> float:
+    """P-value of a Student-t statistic with ``df`` degrees of freedom."""
+    if math.isnan(t):
+        return math.nan
+    if alternative == "greater":
+        return float(special.stdtr(df, -t))
+    if alternative == "less":
+        return float(special.stdtr(df, t))
+    return float(min(1.0, 2.0 * special.stdtr(df, -abs(t))))
+
+
+def critical_value(confidence_level: float, alternative: Alternative, df: float | None) -> float:
+    """The multiplier of the standard error: z or t quantile, one- or two-sided."""
+    tail = 1.0 - confidence_level
+    q = 1.0 - (tail / 2.0 if alternative == "two-sided" else tail)
+    return float(special.ndtri(q) if df is None else special.stdtrit(df, q))
+
+
+def t_interval(
+    estimate: float, se: float, df: float | None, confidence_level: float, alternative: Alternative
+) -> tuple[float, float]:
+    """``estimate +/- c * se`` with c from t(df), or from the normal when ``df`` is None."""
+    c = critical_value(confidence_level, alternative, df)
+    low = estimate - c * se if alternative != "less" else -math.inf
+    high = estimate + c * se if alternative != "greater" else math.inf
+    return float(low), float(high)

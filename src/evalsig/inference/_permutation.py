@@ -1,0 +1,341 @@
+"""Paired sign-flip permutation test (randomization test), exact or Monte Carlo."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from evalsig.errors import DataError
+from evalsig.inference._common import (
+    Alternative,
+    InferenceResult,
+    as_generator,
+    check_alternative,
+    check_confidence_level,
+    check_n_resamples,
+    make_result,
+)
+from evalsig.inference._paired_input import paired_arrays
+from evalsig.inference.resampling import Atoms, atoms, flip_totals, flip_totals_exact
+
+__all__ = ["Statistic", "permutation_test"]
+
+Statistic = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``statistic(baseline_totals, candidate_totals)``: arrays ``(..., k)`` -> ``(...)``."""
+
+EXACT_LIMIT = 2**20
+"""Enumerate the permutation distribution exactly when it has at most this many points."""
+
+
+def permutation_test(
+    baseline: object,
+    candidate: object,
+    /,
+    *,
+    statistic: Statistic | None = None,
+    n_resamples: int = 10_000,
+    exact: bool | None = None,
+    alternative: Alternative = "two-sided",
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+) -> InferenceResult:
+    r"""Paired permutation test: randomly swap each item's two scores.
+
+    Under the null hypothesis the labels "baseline" and "candidate" are exchangeable
+    within each item, so each per-item difference is equally likely to have either sign.
+
+    Parameters
+    ----------
+    baseline, candidate : array_like (n,), or (n, k) with ``statistic``
+        Per-item scores (or means over runs), aligned. With ``statistic``, one row of
+        ``k`` sufficient statistics per item (e.g. true positives, false positives and
+        false negatives for F1; n-gram matches and totals for BLEU).
+    statistic : callable, optional
+        ``statistic(baseline_totals, candidate_totals) -> difference``, vectorised over
+        leading axes, where the totals are column sums of the rows over items. Default:
+        the mean difference.
+    n_resamples : int
+        Monte Carlo resamples when the distribution is not enumerated.
+    exact : bool, optional
+        Enumerate every sign pattern (True), sample them (False), or decide by size (None:
+        exact when the distribution has at most 2**20 points).
+    alternative : {"two-sided", "greater", "less"}
+    confidence_level : float
+    rng : numpy.random.Generator, int or None
+
+    Returns
+    -------
+    InferenceResult
+        For the mean difference, the interval inverts the test over shifts of the
+        differences with the same sign patterns; with a custom ``statistic`` there is no
+        interval (use :func:`evalsig.inference.bootstrap`).
+
+    Notes
+    -----
+    With differences :math:`d_i` and signs :math:`s_i = \pm 1` the permuted statistic is
+    :math:`\bar d^* = \frac1n \sum_i s_i d_i`. Items sharing a value are exchangeable, so
+    only the number flipped in each group of equal values matters:
+    :math:`F_j \sim \mathrm{Binomial}(m_j, 1/2)`. The one-sided p-value is
+    :math:`(1 + \#\{\bar d^* \ge \bar d\}) / (B + 1)` by Monte Carlo, or the exact
+    probability; the two-sided p-value is twice the smaller one-sided p-value.
+
+    References
+    ----------
+    Fisher, R. A. (1935). *The Design of Experiments*, section 21.
+    Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero.
+    *Statistical Applications in Genetics and Molecular Biology* 9(1).
+    Riezler, S. & Maxwell, J. T. (2005). On some pitfalls in automatic evaluation and
+    significance testing for MT. *ACL Workshop on Intrinsic and Extrinsic Evaluation
+    Measures*.
+
+    Examples
+    --------
+    >>> d = [3, -1, 4, 6, 5, 12, -2, 7, 8, 9]
+    >>> permutation_test([0] * 10, d).pvalue
+    0.009765625
+    """
+    alternative = check_alternative(alternative)
+    confidence_level = check_confidence_level(confidence_level)
+    n_resamples = check_n_resamples(n_resamples)
+    if exact not in (None, True, False):
+        raise DataError(f"`exact` must be True, False or None; got {exact!r}.")
+    generator = as_generator(rng)
+    if statistic is None:
+        x, y, _ = paired_arrays(baseline, candidate)
+        return permutation_core(
+            y - x,
+            n_resamples=n_resamples,
+            exact=exact,
+            alternative=alternative,
+            confidence_level=confidence_level,
+            rng=generator,
+        )
+    if not callable(statistic):
+        raise DataError(f"`statistic` must be a callable or None; got {statistic!r}.")
+    a, b, _ = paired_arrays(baseline, candidate, ndim=2)
+    return _permutation_statistic(
+        a,
+        b,
+        statistic,
+        n_resamples=n_resamples,
+        exact=exact,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        rng=generator,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SignFlips:
+    """Sign patterns of the differences, summarised for any shift ``delta``.
+
+    For a pattern flipping items :math:`F`, the flipped sum of :math:`d_i - \\delta` is
+    ``(S - n delta) - 2 (FV - delta FN)`` with ``FV`` the flipped values' sum and ``FN``
+    their number. ``weights`` is None for Monte Carlo draws (the observed pattern is added
+    as one more draw), or the exact probabilities.
+    """
+
+    total: float
+    n: int
+    flipped_sum: np.ndarray
+    flipped_count: np.ndarray
+    weights: np.ndarray | None
+    tolerance: float
+    spread: float
+    """A shift beyond which every pattern is rejected (wider than the data's range)."""
+
+    def pvalues(self, delta: float) -> tuple[float, float]:
+        """One-sided p-values (greater, less) for ``H0: mean difference = delta``."""
+        # The flipped statistic exceeds the observed one exactly when FV - delta FN <= 0.
+        shift = self.flipped_sum - delta * self.flipped_count
+        at_most = shift <= self.tolerance
+        at_least = shift >= -self.tolerance
+        if self.weights is None:
+            b = len(shift)
+            return (
+                (int(at_most.sum()) + 1) / (b + 1),
+                (int(at_least.sum()) + 1) / (b + 1),
+            )
+        return (
+            min(1.0, float(self.weights[at_most].sum())),
+            min(1.0, float(self.weights[at_least].sum())),
+        )
+
+    def pvalue(self, delta: float, alternative: Alternative) -> float:
+        greater, less = self.pvalues(delta)
+        if alternative == "greater":
+            return greater
+        if alternative == "less":
+            return less
+        return min(1.0, 2.0 * min(greater, less))
+
+    def interval(self, confidence_level: float, alternative: Alternative) -> tuple[float, float]:
+        """Shifts not rejected at ``1 - confidence_level`` (equal tails when two-sided)."""
+        tail = 1.0 - confidence_level
+        if alternative == "two-sided":
+            tail /= 2.0
+        estimate = self.total / self.n
+        low, high = -math.inf, math.inf
+        if alternative != "less":
+            low = self._bound(lambda d: self.pvalues(d)[0] > tail, estimate, estimate - self.spread)
+        if alternative != "greater":
+            high = self._bound(
+                lambda d: self.pvalues(d)[1] > tail, estimate, estimate + self.spread
+            )
+        return low, high
+
+    def _bound(self, accepted: Callable[[float], bool], inside: float, outside: float) -> float:
+        if accepted(outside):
+            return math.copysign(math.inf, outside - inside)
+        for _ in range(100):
+            middle = (inside + outside) / 2
+            if middle in (inside, outside):
+                break
+            if accepted(middle):
+                inside = middle
+            else:
+                outside = middle
+        return inside
+
+
+def sign_flips(
+    d: np.ndarray, *, n_resamples: int, exact: bool | None, rng: np.random.Generator
+) -> SignFlips:
+    """Exact or Monte Carlo sign patterns of the differences ``d``."""
+    compressed = atoms(d)
+    paired = Atoms(
+        values=np.column_stack([compressed.values, np.ones(len(compressed.counts))]),
+        counts=compressed.counts,
+    )
+    n = len(d)
+    scale = float(np.max(np.abs(d))) if n else 0.0
+    tolerance = 1e-10 * max(scale, 1.0) * max(n, 1) ** 0.5
+    enumerated = None if exact is False else flip_totals_exact(paired, EXACT_LIMIT)
+    if exact is True and enumerated is None:
+        raise DataError(
+            "`exact=True`, but the permutation distribution has more than "
+            f"{EXACT_LIMIT:,} points; use exact=False (Monte Carlo) or None."
+        )
+    if enumerated is not None:
+        totals, weights = enumerated
+    else:
+        data = np.column_stack([d, np.ones(n)])
+        totals, weights = flip_totals(data, n_resamples, rng, compressed=paired), None
+    return SignFlips(
+        total=float(d.sum()),
+        n=n,
+        flipped_sum=totals[:, 0],
+        flipped_count=totals[:, 1],
+        weights=weights,
+        tolerance=tolerance,
+        spread=2.0 * scale + 1.0,
+    )
+
+
+def permutation_core(
+    d: np.ndarray,
+    *,
+    n_resamples: int,
+    exact: bool | None,
+    alternative: Alternative,
+    confidence_level: float,
+    rng: np.random.Generator,
+) -> InferenceResult:
+    """The sign-flip test of the mean of validated differences ``d``."""
+    flips = sign_flips(d, n_resamples=n_resamples, exact=exact, rng=rng)
+    enumerated = flips.weights is not None
+    estimate = float(np.mean(d))
+    notes = [
+        "exact: every sign pattern enumerated."
+        if enumerated
+        else f"Monte Carlo over {n_resamples:,} sign patterns; p = (k + 1) / (B + 1).",
+        "interval: inverts the sign-flip test over shifts of the differences.",
+    ]
+    if not np.any(d):
+        notes.append("every per-item difference is 0: no evidence of a difference (p = 1).")
+    return make_result(
+        method="permutation-exact" if enumerated else "permutation",
+        estimand="mean difference",
+        estimate=estimate,
+        se=float(np.std(d, ddof=1) / math.sqrt(len(d))),
+        statistic=estimate,
+        statistic_name="mean difference",
+        df=None,
+        pvalue=flips.pvalue(0.0, alternative),
+        n_resamples=None if enumerated else n_resamples,
+        notes=tuple(notes),
+        interval=flips.interval,
+        alternative=alternative,
+        confidence_level=confidence_level,
+    )
+
+
+def _permutation_statistic(
+    a: np.ndarray,
+    b: np.ndarray,
+    statistic: Statistic,
+    *,
+    n_resamples: int,
+    exact: bool | None,
+    alternative: Alternative,
+    confidence_level: float,
+    rng: np.random.Generator,
+) -> InferenceResult:
+    """Swap each item's rows with probability 1/2 and recompute ``statistic`` on totals."""
+    base, cand = a.sum(axis=0), b.sum(axis=0)
+    observed = float(statistic(base, cand))
+    swap = b - a  # swapping item i moves swap[i] from candidate to baseline totals
+    compressed = atoms(swap)
+    enumerated = None if exact is False else flip_totals_exact(compressed, EXACT_LIMIT)
+    if exact is True and enumerated is None:
+        raise DataError(
+            "`exact=True`, but the permutation distribution has more than "
+            f"{EXACT_LIMIT:,} points; use exact=False (Monte Carlo) or None."
+        )
+    if enumerated is not None:
+        moved, weights = enumerated
+    else:
+        moved, weights = flip_totals(swap, n_resamples, rng, compressed=compressed), None
+    with np.errstate(all="ignore"):
+        null = np.asarray(statistic(base + moved, cand - moved), dtype=np.float64)
+    if not (np.all(np.isfinite(null)) and np.isfinite(observed)):
+        raise DataError(
+            "the statistic returned NaN or infinite values on the data or on some permuted "
+            "data (e.g. a ratio with a zero denominator); make it defined everywhere."
+        )
+    tolerance = 1e-10 * max(abs(observed), 1.0)
+    greater_hits = null >= observed - tolerance
+    less_hits = null <= observed + tolerance
+    if weights is None:
+        greater = (int(greater_hits.sum()) + 1) / (n_resamples + 1)
+        less = (int(less_hits.sum()) + 1) / (n_resamples + 1)
+    else:
+        greater = min(1.0, float(weights[greater_hits].sum()))
+        less = min(1.0, float(weights[less_hits].sum()))
+    pvalue = {"greater": greater, "less": less}.get(alternative, min(1.0, 2 * min(greater, less)))
+    return make_result(
+        method="permutation-exact" if weights is not None else "permutation",
+        estimand="statistic difference",
+        estimate=observed,
+        se=math.nan,
+        statistic=observed,
+        statistic_name="statistic",
+        df=None,
+        pvalue=pvalue,
+        n_resamples=None if weights is not None else n_resamples,
+        notes=(
+            "custom statistic: the permutation test gives a p-value but no interval; use "
+            "evalsig.inference.bootstrap for one.",
+        ),
+        interval=partial(_no_interval),
+        alternative=alternative,
+        confidence_level=confidence_level,
+    )
+
+
+def _no_interval(level: float, alternative: Alternative) -> tuple[float, float]:
+    return math.nan, math.nan

@@ -1,0 +1,1 @@
+"""Output layer: text, markdown and HTML renderings of results (public API only)."""

@@ -1,0 +1,159 @@
+"""The command line: outputs, exit codes (0 done, 1 data error, 2 usage error), the demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalsig.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    base, cand = tmp_path / "base.csv", tmp_path / "cand.csv"
+    rows_b = ["id,correct,subject"] + [f"q{i},{int(i % 3 != 0)},s{i % 4}" for i in range(300)]
+    rows_c = ["id,correct,subject"] + [f"q{i},{int(i % 5 != 0)},s{i % 4}" for i in range(300)]
+    base.write_text("\n".join(rows_b) + "\n", encoding="utf-8")
+    cand.write_text("\n".join(rows_c) + "\n", encoding="utf-8")
+    return base, cand
+
+
+def _strict(name: str) -> float:
+    raise ValueError(f"non-strict JSON constant {name}")
+
+
+def test_text_output(files: tuple[Path, Path]) -> None:
+    result = runner.invoke(app, ["compare", *map(str, files)])
+    assert result.exit_code == 0, result.output
+    assert "The candidate is better than the baseline by +13.33 pp" in result.stdout
+    assert "mcnemar-asymptotic" in result.stdout
+    assert "n = 300 items; discordant n01 = 80, n10 = 40" in result.stdout
+
+
+def test_json_output_is_strict(files: tuple[Path, Path]) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "compare",
+            *map(str, files),
+            "--format",
+            "json",
+            "--one-sided",
+            "--seed",
+            "1",
+            "--method",
+            "bootstrap",
+            "--variant",
+            "percentile",
+            "--resamples",
+            "2000",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout, parse_constant=_strict)
+    assert data["method"] == "bootstrap-percentile"
+    assert data["alternative"] == "greater"
+    assert data["ci"]["high"] is None
+    assert "ci.high" in data["nulls"]
+    assert data["n_resamples"] == 2000
+
+
+def test_markdown_output_to_file(files: tuple[Path, Path], tmp_path: Path) -> None:
+    out = tmp_path / "comment.md"
+    result = runner.invoke(
+        app, ["compare", *map(str, files), "--format", "markdown", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("**The candidate is better")
+    assert "| Difference (candidate - baseline) | +13.33 pp |" in text
+
+
+def test_cluster_column(files: tuple[Path, Path]) -> None:
+    result = runner.invoke(app, ["compare", *map(str, files), "--cluster", "subject"])
+    assert result.exit_code == 0, result.output
+    assert "cluster-cr2" in result.stdout
+    assert "only 4 clusters" in result.stdout
+
+
+def test_data_error_is_one_line_and_exit_1(files: tuple[Path, Path], tmp_path: Path) -> None:
+    short = tmp_path / "short.csv"
+    short.write_text("id,correct\nq1,1\nq2,0\n", encoding="utf-8")
+    result = runner.invoke(app, ["compare", str(files[0]), str(short)])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("evalsig: error: baseline has 300 items and candidate has 2;")
+    assert "Traceback" not in result.output
+
+
+def test_missing_file_is_a_data_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv")])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == f"evalsig: error: {tmp_path / 'a.csv'}: no such file."
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "a.csv"],
+        ["compare", "a.csv", "b.csv", "--method", "ttest"],
+        ["compare", "a.csv", "b.csv", "--variant", "exact"],
+        ["compare", "a.csv", "b.csv", "--method", "bootstrap", "--variant", "exact"],
+        ["compare", "a.csv", "b.csv", "--confidence-level", "95"],
+        ["compare", "a.csv", "b.csv", "--format", "yaml"],
+        ["frobnicate"],
+    ],
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "evalsig 0.1.0"
+
+
+def test_demo(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["demo", "--dir", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    assert "Fine-tune A vs base\nNot significant at alpha = 0.05" in result.stdout
+    assert (
+        "Fine-tune B vs base\nThe candidate is better than the baseline by +1.17 pp"
+        in result.stdout
+    )
+    assert sorted(p.name for p in (tmp_path / "demo").iterdir()) == [
+        "base.csv",
+        "finetune-a.csv",
+        "finetune-b.csv",
+    ]
+
+
+def test_module_entry_point(files: tuple[Path, Path]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "evalsig", "compare", *map(str, files), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["n_items"] == 300
+    bad = subprocess.run(
+        [sys.executable, "-m", "evalsig", "compare", str(files[0]), "missing.csv"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 1
+    assert bad.stderr.count("\n") == 1
+    assert "Traceback" not in bad.stderr
