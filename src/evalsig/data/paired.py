@@ -57,8 +57,17 @@ class PairedScores:
         return self.baseline.n_runs == 1 and self.candidate.n_runs == 1
 
     def differences(self) -> np.ndarray:
-        """Per-item difference of mean scores, candidate minus baseline."""
-        d: np.ndarray = self.candidate.means - self.baseline.means
+        """Per-item difference of mean scores, candidate minus baseline.
+
+        Computed block by block, so no temporary as large as the result is made.
+        """
+        b, c = self.baseline, self.candidate
+        d = np.empty(self.n_items)
+        step = 1 << 16
+        for start in range(0, self.n_items, step):
+            block = slice(start, start + step)
+            np.divide(c.sums[block], c.counts[block], out=d[block])
+            d[block] -= b.sums[block] / b.counts[block]
         return d
 
 

@@ -30,7 +30,7 @@ class ScoreTable:
     sumsq: np.ndarray
     """``(n,)`` sum of squared scores over runs (for within-item variance)."""
     counts: np.ndarray
-    """``(n,)`` number of runs of each item (at least 1)."""
+    """``(n,)`` number of runs of each item (at least 1); may be a read-only broadcast view."""
     binary: bool
     """Whether every score is 0 or 1."""
     clusters: np.ndarray | None = None
@@ -75,6 +75,8 @@ class ScoreTable:
     @property
     def mean(self) -> float:
         """The model's score: the mean over items of per-item means."""
+        if not self.ragged:
+            return float(self.sums.sum()) / (self.n_runs * self.n_items)
         return float(self.means.mean())
 
     def take(self, index: np.ndarray) -> ScoreTable:
