@@ -77,7 +77,7 @@ def continuous() -> list[tuple[np.ndarray, np.ndarray]]:
         ("paired-t", None, 55),
         ("permutation", "monte-carlo", 57),
         ("bootstrap", "bca", 51),
-        ("bootstrap", "percentile", 49),
+        ("bootstrap", "percentile", 50),
     ],
 )
 def test_binary_single_run(

@@ -111,3 +111,17 @@ def test_bad_input() -> None:
         )
     with pytest.raises(DataError, match=r"must have shape \(n, k\)"):
         bootstrap([0, 1], [1, 1], statistic=lambda a, b: b - a)
+
+
+@pytest.mark.parametrize("kind", ["percentile", "basic"])
+def test_monte_carlo_pvalues_are_exact_fractions(kind: str) -> None:
+    """24 of 999 replicates at or above zero: p = 2 * 25 / 1000 exactly, not 0.05 + 4e-17."""
+    from evalsig.inference._bootstrap import BootstrapDistribution
+
+    replicates = np.concatenate([np.full(24, 0.5), np.full(975, -0.5)])
+    # percentile: P(theta* >= 0); basic: P(theta* >= 2 theta_hat), the same set at theta_hat = 0
+    theta = -0.25 if kind == "percentile" else 0.0
+    dist = BootstrapDistribution.build(theta, replicates, kind)  # type: ignore[arg-type]
+    side = "less" if kind == "percentile" else "greater"
+    assert dist.pvalue(side) == 25 / 1000  # type: ignore[arg-type]
+    assert dist.pvalue("two-sided") == 0.05

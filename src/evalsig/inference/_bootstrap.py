@@ -17,6 +17,7 @@ from evalsig.inference._common import (
     check_alternative,
     check_confidence_level,
     check_n_resamples,
+    choose_pvalue,
     make_result,
 )
 from evalsig.inference._paired_input import paired_arrays
@@ -118,7 +119,7 @@ def bootstrap(
     totals = bootstrap_totals(rows, n_resamples, generator, compressed=compressed)
     loo, weights = jackknife_totals(compressed)
     distribution = BootstrapDistribution.build(
-        theta, difference(totals), difference(loo), weights, kind
+        theta, difference(totals), kind, difference(loo), weights
     )
     return _result(
         distribution,
@@ -154,7 +155,7 @@ def bootstrap_core(
     theta = float(compressed.total()) / n
     replicates = bootstrap_totals(d, n_resamples, rng, compressed=compressed) / n
     loo, weights = jackknife_totals(compressed)
-    distribution = BootstrapDistribution.build(theta, replicates, loo / (n - 1), weights, kind)
+    distribution = BootstrapDistribution.build(theta, replicates, kind, loo / (n - 1), weights)
     return _result(
         distribution,
         estimand="mean difference",
@@ -203,6 +204,8 @@ class BootstrapDistribution:
     kind: IntervalKind
     z0: float
     acceleration: float
+    tolerance: float
+    """Replicates within this distance of 0 count as 0 (rounding in sums of fractions)."""
     notes: tuple[str, ...] = ()
 
     @classmethod
@@ -210,13 +213,14 @@ class BootstrapDistribution:
         cls,
         theta: float,
         replicates: np.ndarray,
-        jackknife: np.ndarray,
-        weights: np.ndarray,
         kind: IntervalKind,
+        jackknife: np.ndarray | None = None,
+        weights: np.ndarray | None = None,
     ) -> BootstrapDistribution:
         """Sort replicates and, for BCa, compute bias correction and acceleration.
 
-        ``jackknife`` holds leave-one-out statistics, ``weights`` how many items each stands for.
+        ``jackknife`` holds leave-one-out statistics and ``weights`` how many items each
+        stands for (needed for BCa only).
         """
         replicates = np.sort(np.asarray(replicates, dtype=np.float64))
         if not np.all(np.isfinite(replicates)):
@@ -226,7 +230,10 @@ class BootstrapDistribution:
             )
         z0 = acceleration = 0.0
         notes: list[str] = []
-        if kind == "bca":
+        scale = max(abs(theta), float(np.max(np.abs(replicates))))
+        if kind == "bca" and (jackknife is None or weights is None):
+            raise ValueError("BCa needs jackknife values and their weights")
+        if kind == "bca" and jackknife is not None and weights is not None:
             below = np.searchsorted(replicates, theta, side="left")
             ties = np.searchsorted(replicates, theta, side="right") - below
             share = (below + 0.5 * ties) / len(replicates)
@@ -239,7 +246,7 @@ class BootstrapDistribution:
                     "BCa is undefined here (every replicate on one side of the estimate); "
                     "used the percentile interval."
                 )
-        return cls(theta, replicates, kind, z0, acceleration, tuple(notes))
+        return cls(theta, replicates, kind, z0, acceleration, 1e-12 * scale, tuple(notes))
 
     def _levels(self, probabilities: np.ndarray) -> np.ndarray:
         """Quantile levels of the replicates for nominal tail probabilities (BCa-adjusted)."""
@@ -271,22 +278,18 @@ class BootstrapDistribution:
             at_most = np.searchsorted(self.replicates, 2 * self.theta, side="right")
             greater, less = (at_least + 1) / (b + 1), (at_most + 1) / (b + 1)
         else:
-            at_most_zero = np.searchsorted(self.replicates, 0.0, side="right")
-            at_least_zero = b - np.searchsorted(self.replicates, 0.0, side="left")
-            greater = self._invert((at_most_zero + 1) / (b + 1))
-            less = 1.0 - self._invert(1.0 - (at_least_zero + 1) / (b + 1))
+            at_most_zero = np.searchsorted(self.replicates, self.tolerance, side="right")
+            at_least_zero = b - np.searchsorted(self.replicates, -self.tolerance, side="left")
+            greater = (at_most_zero + 1) / (b + 1)
+            less = (at_least_zero + 1) / (b + 1)
+            if self.kind == "bca":  # the nominal levels whose adjusted quantile is at 0
+                greater, less = self._invert(greater), 1.0 - self._invert(1.0 - less)
         greater = float(min(max(greater, 1 / (b + 1)), 1.0))
         less = float(min(max(less, 1 / (b + 1)), 1.0))
-        if alternative == "greater":
-            return greater
-        if alternative == "less":
-            return less
-        return min(1.0, 2.0 * min(greater, less))
+        return choose_pvalue(greater, less, alternative)
 
     def _invert(self, share: float) -> float:
-        """The nominal level whose (BCa-adjusted) quantile level is ``share``."""
-        if self.kind != "bca":
-            return share
+        """The nominal level whose BCa-adjusted quantile level is ``share``."""
         w = float(special.ndtri(share)) - self.z0
         a = self.acceleration
         if 1 + a * w <= 0:

@@ -8,7 +8,7 @@ The tests here treat the clusters as the independent units instead.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal, cast, get_args
@@ -16,6 +16,7 @@ from typing import Literal, cast, get_args
 import numpy as np
 
 from evalsig.errors import DataError, examples
+from evalsig.inference._bootstrap import BootstrapDistribution
 from evalsig.inference._common import (
     Alternative,
     InferenceResult,
@@ -24,6 +25,8 @@ from evalsig.inference._common import (
     check_alternative,
     check_confidence_level,
     check_n_resamples,
+    choose_pvalue,
+    invert_test,
     make_result,
     t_interval,
     t_pvalue,
@@ -334,7 +337,7 @@ def cluster_bootstrap_core(
     summary = _ClusterSummary.of(d, codes)
     if variant == "pairs":
         replicates = _pairs_replicates(summary, n_resamples, rng)
-        percentiles = _Percentiles(replicates, ZERO_TOLERANCE * summary.scale)
+        percentiles = BootstrapDistribution.build(summary.estimate, replicates, "percentile")
         return _finish(
             summary,
             method="cluster-bootstrap",
@@ -505,15 +508,6 @@ def _point(estimate: float, level: float, alternative: Alternative) -> tuple[flo
     return low, high
 
 
-def _choose(greater: float, less: float, alternative: Alternative) -> float:
-    """The p-value for ``alternative`` from the two one-sided p-values."""
-    if alternative == "greater":
-        return greater
-    if alternative == "less":
-        return less
-    return min(1.0, 2.0 * min(greater, less))
-
-
 # --- pairs cluster bootstrap ---------------------------------------------------------------
 
 
@@ -524,29 +518,6 @@ def _pairs_replicates(
     rows = np.column_stack([summary.totals, summary.sizes.astype(np.float64)])
     drawn = bootstrap_totals(rows, n_resamples, rng)
     return np.asarray(drawn[:, 0] / drawn[:, 1], dtype=np.float64)
-
-
-@dataclass(frozen=True, slots=True)
-class _Percentiles:
-    """Percentile interval of bootstrap replicates, and the p-values that invert it."""
-
-    replicates: np.ndarray
-    tolerance: float
-
-    def pvalue(self, alternative: Alternative) -> float:
-        b = len(self.replicates)
-        greater = (int(np.sum(self.replicates <= self.tolerance)) + 1) / (b + 1)
-        less = (int(np.sum(self.replicates >= -self.tolerance)) + 1) / (b + 1)
-        return _choose(greater, less, alternative)
-
-    def interval(self, level: float, alternative: Alternative) -> tuple[float, float]:
-        tail = 1.0 - level
-        if alternative == "two-sided":
-            low, high = np.quantile(self.replicates, [tail / 2.0, 1.0 - tail / 2.0])
-            return float(low), float(high)
-        if alternative == "greater":
-            return float(np.quantile(self.replicates, tail)), math.inf
-        return -math.inf, float(np.quantile(self.replicates, 1.0 - tail))
 
 
 # --- wild cluster bootstrap-t --------------------------------------------------------------
@@ -618,37 +589,11 @@ class _WildDraws:
         return (at_least + 1) / (count + 1), (at_most + 1) / (count + 1)
 
     def pvalue(self, delta: float, alternative: Alternative) -> float:
-        return _choose(*self.pvalues(delta), alternative)
+        return choose_pvalue(*self.pvalues(delta), alternative)
 
     def interval(self, level: float, alternative: Alternative) -> tuple[float, float]:
         """Values of ``delta`` not rejected at ``1 - level`` (equal tails when two-sided)."""
-        tail = (1.0 - level) / (2.0 if alternative == "two-sided" else 1.0)
-        low, high = -math.inf, math.inf
-        if alternative != "less":
-            low = self._bound(lambda x: self.pvalues(x)[0] > tail, -1.0)
-        if alternative != "greater":
-            high = self._bound(lambda x: self.pvalues(x)[1] > tail, 1.0)
-        return low, high
-
-    def _bound(self, accepted: Callable[[float], bool], direction: float) -> float:
-        """Bisect between the estimate (accepted) and the first rejected point found."""
-        inside, step = self.estimate, 2.0 * self.se
-        for _ in range(64):
-            outside = self.estimate + direction * step
-            if not accepted(outside):
-                break
-            inside, step = outside, 2.0 * step
-        else:
-            return direction * math.inf
-        while abs(outside - inside) > 1e-10 * self.se:
-            middle = (inside + outside) / 2.0
-            if middle in (inside, outside):
-                break
-            if accepted(middle):
-                inside = middle
-            else:
-                outside = middle
-        return inside
+        return invert_test(self.pvalues, self.estimate, 2.0 * self.se, level, alternative)
 
 
 # --- input validation ----------------------------------------------------------------------

@@ -20,6 +20,8 @@ __all__ = [
     "check_alternative",
     "check_confidence_level",
     "check_n_resamples",
+    "choose_pvalue",
+    "invert_test",
     "normal_pvalue",
     "t_interval",
     "t_pvalue",
@@ -172,3 +174,55 @@ def t_interval(
     low = estimate - c * se if alternative != "less" else -math.inf
     high = estimate + c * se if alternative != "greater" else math.inf
     return float(low), float(high)
+
+
+def choose_pvalue(greater: float, less: float, alternative: Alternative) -> float:
+    """The p-value for ``alternative`` from the two one-sided p-values (two-sided: twice the
+    smaller, at most 1, which keeps p-values and equal-tailed intervals dual)."""
+    if alternative == "greater":
+        return greater
+    if alternative == "less":
+        return less
+    return min(1.0, 2.0 * min(greater, less))
+
+
+def invert_test(
+    pvalues: Callable[[float], tuple[float, float]],
+    estimate: float,
+    step: float,
+    confidence_level: float,
+    alternative: Alternative,
+) -> tuple[float, float]:
+    """Confidence interval by test inversion: the values ``delta`` not rejected.
+
+    ``pvalues(delta)`` gives the one-sided p-values (greater, less) of ``H0: theta = delta``;
+    each bound is found by stepping out from the estimate in doubling steps until the test
+    rejects at the tail level, then bisecting. Unbounded when it never rejects.
+    """
+    tail = (1.0 - confidence_level) / (2.0 if alternative == "two-sided" else 1.0)
+    low, high = -math.inf, math.inf
+    if alternative != "less":
+        low = _boundary(lambda x: pvalues(x)[0] > tail, estimate, -step)
+    if alternative != "greater":
+        high = _boundary(lambda x: pvalues(x)[1] > tail, estimate, step)
+    return low, high
+
+
+def _boundary(accepted: Callable[[float], bool], inside: float, step: float) -> float:
+    start = inside
+    for _ in range(64):
+        outside = start + step
+        if not accepted(outside):
+            break
+        inside, step = outside, 2.0 * step
+    else:
+        return math.copysign(math.inf, step)
+    for _ in range(200):
+        middle = (inside + outside) / 2.0
+        if middle in (inside, outside):
+            break
+        if accepted(middle):
+            inside = middle
+        else:
+            outside = middle
+    return inside

@@ -17,6 +17,8 @@ from evalsig.inference._common import (
     check_alternative,
     check_confidence_level,
     check_n_resamples,
+    choose_pvalue,
+    invert_test,
     make_result,
 )
 from evalsig.inference._paired_input import paired_arrays
@@ -145,8 +147,8 @@ class SignFlips:
     flipped_count: np.ndarray
     weights: np.ndarray | None
     tolerance: float
-    spread: float
-    """A shift beyond which every pattern is rejected (wider than the data's range)."""
+    step: float
+    """First step of the search for interval bounds (positive)."""
 
     def pvalues(self, delta: float) -> tuple[float, float]:
         """One-sided p-values (greater, less) for ``H0: mean difference = delta``."""
@@ -166,40 +168,13 @@ class SignFlips:
         )
 
     def pvalue(self, delta: float, alternative: Alternative) -> float:
-        greater, less = self.pvalues(delta)
-        if alternative == "greater":
-            return greater
-        if alternative == "less":
-            return less
-        return min(1.0, 2.0 * min(greater, less))
+        return choose_pvalue(*self.pvalues(delta), alternative)
 
     def interval(self, confidence_level: float, alternative: Alternative) -> tuple[float, float]:
         """Shifts not rejected at ``1 - confidence_level`` (equal tails when two-sided)."""
-        tail = 1.0 - confidence_level
-        if alternative == "two-sided":
-            tail /= 2.0
-        estimate = self.total / self.n
-        low, high = -math.inf, math.inf
-        if alternative != "less":
-            low = self._bound(lambda d: self.pvalues(d)[0] > tail, estimate, estimate - self.spread)
-        if alternative != "greater":
-            high = self._bound(
-                lambda d: self.pvalues(d)[1] > tail, estimate, estimate + self.spread
-            )
-        return low, high
-
-    def _bound(self, accepted: Callable[[float], bool], inside: float, outside: float) -> float:
-        if accepted(outside):
-            return math.copysign(math.inf, outside - inside)
-        for _ in range(100):
-            middle = (inside + outside) / 2
-            if middle in (inside, outside):
-                break
-            if accepted(middle):
-                inside = middle
-            else:
-                outside = middle
-        return inside
+        return invert_test(
+            self.pvalues, self.total / self.n, self.step, confidence_level, alternative
+        )
 
 
 def sign_flips(
@@ -214,17 +189,9 @@ def sign_flips(
     n = len(d)
     scale = float(np.max(np.abs(d))) if n else 0.0
     tolerance = 1e-10 * max(scale, 1.0) * max(n, 1) ** 0.5
-    enumerated = None if exact is False else flip_totals_exact(paired, EXACT_LIMIT)
-    if exact is True and enumerated is None:
-        raise DataError(
-            "`exact=True`, but the permutation distribution has more than "
-            f"{EXACT_LIMIT:,} points; use exact=False (Monte Carlo) or None."
-        )
-    if enumerated is not None:
-        totals, weights = enumerated
-    else:
-        data = np.column_stack([d, np.ones(n)])
-        totals, weights = flip_totals(data, n_resamples, rng, compressed=paired), None
+    totals, weights = _flip_distribution(
+        np.column_stack([d, np.ones(n)]), paired, exact=exact, n_resamples=n_resamples, rng=rng
+    )
     return SignFlips(
         total=float(d.sum()),
         n=n,
@@ -232,8 +199,28 @@ def sign_flips(
         flipped_count=totals[:, 1],
         weights=weights,
         tolerance=tolerance,
-        spread=2.0 * scale + 1.0,
+        step=max(float(np.std(d)) / math.sqrt(n), 1e-6 * max(scale, 1.0)),
     )
+
+
+def _flip_distribution(
+    data: np.ndarray,
+    compressed: Atoms,
+    *,
+    exact: bool | None,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Flip totals with their exact probabilities, or Monte Carlo draws (weights None)."""
+    enumerated = None if exact is False else flip_totals_exact(compressed, EXACT_LIMIT)
+    if exact is True and enumerated is None:
+        raise DataError(
+            "`exact=True`, but the permutation distribution has more than "
+            f"{EXACT_LIMIT:,} points; use exact=False (Monte Carlo) or None."
+        )
+    if enumerated is not None:
+        return enumerated
+    return flip_totals(data, n_resamples, rng, compressed=compressed), None
 
 
 def permutation_core(
@@ -289,17 +276,9 @@ def _permutation_statistic(
     base, cand = a.sum(axis=0), b.sum(axis=0)
     observed = float(statistic(base, cand))
     swap = b - a  # swapping item i moves swap[i] from candidate to baseline totals
-    compressed = atoms(swap)
-    enumerated = None if exact is False else flip_totals_exact(compressed, EXACT_LIMIT)
-    if exact is True and enumerated is None:
-        raise DataError(
-            "`exact=True`, but the permutation distribution has more than "
-            f"{EXACT_LIMIT:,} points; use exact=False (Monte Carlo) or None."
-        )
-    if enumerated is not None:
-        moved, weights = enumerated
-    else:
-        moved, weights = flip_totals(swap, n_resamples, rng, compressed=compressed), None
+    moved, weights = _flip_distribution(
+        swap, atoms(swap), exact=exact, n_resamples=n_resamples, rng=rng
+    )
     with np.errstate(all="ignore"):
         null = np.asarray(statistic(base + moved, cand - moved), dtype=np.float64)
     if not (np.all(np.isfinite(null)) and np.isfinite(observed)):
@@ -316,7 +295,7 @@ def _permutation_statistic(
     else:
         greater = min(1.0, float(weights[greater_hits].sum()))
         less = min(1.0, float(weights[less_hits].sum()))
-    pvalue = {"greater": greater, "less": less}.get(alternative, min(1.0, 2 * min(greater, less)))
+    pvalue = choose_pvalue(greater, less, alternative)
     return make_result(
         method="permutation-exact" if weights is not None else "permutation",
         estimand="statistic difference",
