@@ -51,6 +51,19 @@ def enumerated_null(m: int) -> dict[int, float]:
     return {w: c / 2**m for w, c in counts.items()}
 
 
+def brute_force_pvalue(d: np.ndarray, zero_method: str, alternative: str) -> float:
+    """The exact conditional p-value: every sign pattern of the signed (mid-)ranks."""
+    used = d[d != 0] if zero_method == "wilcox" else d
+    ranks = stats.rankdata(np.abs(used))[used != 0]
+    w = ranks[used[used != 0] > 0].sum()
+    totals = np.array(
+        [ranks[np.array(s, dtype=bool)].sum() for s in itertools.product((0, 1), repeat=len(ranks))]
+    )
+    greater = float(np.mean(totals >= w - 1e-9))
+    less = float(np.mean(totals <= w + 1e-9))
+    return {"greater": greater, "less": less}.get(alternative, min(1.0, 2 * min(greater, less)))
+
+
 def brute_force_k(null: dict[int, float], tail: float) -> int:
     """The largest k with P(W+ <= k - 1) <= tail."""
     k = 0
@@ -202,8 +215,6 @@ def test_auto_matches_scipy(alternative: str, zero_method: str, correction: bool
         for n in (4, 9, 14, 30, 50, 51, 200):
             d = draw(rng, n, kind)
             has_ties_or_zeros = len(np.unique(np.abs(d))) < n or not np.all(d)
-            if n <= 13 and has_ties_or_zeros:
-                continue  # scipy enumerates sign patterns here: see test_auto_small_with_ties
             ours = wilcoxon(
                 np.zeros(n),
                 d,
@@ -211,8 +222,13 @@ def test_auto_matches_scipy(alternative: str, zero_method: str, correction: bool
                 correction=correction,
                 alternative=alternative,  # type: ignore[arg-type]
             )
-            expected = "wilcoxon-exact" if n <= 50 and not has_ties_or_zeros else "wilcoxon-normal"
-            assert ours.method == expected
+            exact = np.count_nonzero(d) <= 50
+            assert ours.method == ("wilcoxon-exact" if exact else "wilcoxon-normal")
+            if exact and has_ties_or_zeros:
+                if np.count_nonzero(d) <= 14:  # the conditional exact test, by enumeration
+                    expected = brute_force_pvalue(d, zero_method, alternative)
+                    assert ours.pvalue == pytest.approx(expected, rel=1e-12)
+                continue
             statistic, pvalue = _scipy(
                 d, zero_method=zero_method, correction=correction, alternative=alternative
             )
@@ -220,22 +236,48 @@ def test_auto_matches_scipy(alternative: str, zero_method: str, correction: bool
             assert ours.pvalue == pytest.approx(pvalue, rel=1e-10)
 
 
-def test_auto_small_with_ties_uses_the_normal_approximation() -> None:
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt"])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_exact_with_ties_and_zeros_is_the_conditional_exact_test(
+    zero_method: str, alternative: str
+) -> None:
+    rng = np.random.default_rng(21)
+    for _ in range(20):
+        d = rng.integers(-3, 5, size=int(rng.integers(3, 13))).astype(float)
+        if not np.any(d):
+            continue
+        r = wilcoxon(
+            np.zeros(len(d)),
+            d,
+            zero_method=zero_method,  # type: ignore[arg-type]
+            alternative=alternative,
+            method="exact",
+        )  # type: ignore[arg-type]
+        assert r.pvalue == pytest.approx(brute_force_pvalue(d, zero_method, alternative), rel=1e-12)
+
+
+def test_small_sample_with_ties_is_exact() -> None:
     d = np.array([1.0, 2.0, -2.0, 3.0, 0.0, 4.0, 5.0])
     r = wilcoxon(np.zeros(7), d)
-    assert r.method == "wilcoxon-normal"
-    assert r.pvalue == pytest.approx(_scipy(d, method="asymptotic")[1], rel=1e-10)
+    assert r.method == "wilcoxon-exact"
+    assert r.pvalue == pytest.approx(brute_force_pvalue(d, "wilcox", "two-sided"), rel=1e-12)
     assert any(
-        note.startswith("1 zero difference(s) and 2 differences with tied absolute values")
-        and "used the normal approximation with tie correction" in note
+        note.startswith("2 differences with tied absolute values: exact p-value given the mid")
         for note in r.notes
     )
+
+
+def test_binary_differences_give_the_sign_test() -> None:
+    """All |d| tied: the exact signed-rank test is the exact sign test (McNemar)."""
+    d = np.array([1.0] * 9 + [-1.0] * 3 + [0.0] * 20)
+    r = wilcoxon(np.zeros(len(d)), d, alternative="greater")
+    assert r.pvalue == pytest.approx(stats.binomtest(9, 12, 0.5, alternative="greater").pvalue)
 
 
 def test_null_distribution_matches_enumeration() -> None:
     for m in range(1, 13):
         null = enumerated_null(m)
-        pmf = _null_pmf(m)
+        pmf = _null_pmf(2 * np.arange(1, m + 1))[::2]  # doubled ranks; odd totals impossible
         assert len(pmf) == m * (m + 1) // 2 + 1
         np.testing.assert_array_equal(pmf, [null.get(w, 0.0) for w in range(len(pmf))])
 
@@ -407,7 +449,9 @@ def test_hundred_thousand_items(kind: str) -> None:
     scale = 1 / 1024 if kind == "distinct" else 1.0
     r = wilcoxon(np.zeros(n), d_int * scale)
     assert r.method == "wilcoxon-normal"
-    assert "more than 50 differences; used the normal approximation with tie correction." in r.notes
+    assert any(
+        note.startswith("more than 50 non-zero differences: used the normal") for note in r.notes
+    )
     assert r.pvalue == pytest.approx(_scipy(d_int * scale)[1], rel=1e-10)
     used = d_int[d_int != 0]
     m = len(used)
@@ -523,20 +567,22 @@ def test_all_differences_zero(zero_method: str, method: str) -> None:
 
 def test_one_nonzero_difference() -> None:
     r = wilcoxon([0, 0, 0, 0, 0], [0, 0, 1, 0, 0])
-    assert r.method == "wilcoxon-normal"
-    # scipy.stats.wilcoxon([0, 0, 1, 0, 0], method="asymptotic") -> 0.3173105079
-    assert r.pvalue == pytest.approx(0.3173105079, rel=1e-9)
+    assert r.method == "wilcoxon-exact"
+    assert r.pvalue == 1.0  # one sign, two equally likely outcomes: 2 * 1/2
     assert r.estimate == 1.0
     assert (r.ci.low, r.ci.high) == (-math.inf, math.inf)
     assert "4 of 5 differences are 0 and were dropped (zero_method='wilcox')" in r.notes[0]
     assert any("1 differences are too few for a bounded 95% interval" in n for n in r.notes)
-    assert any(
-        "only 1 non-zero difference(s): the normal approximation is rough" in n for n in r.notes
-    )
     pratt = wilcoxon([0, 0, 0, 0, 0], [0, 0, 1, 0, 0], zero_method="pratt")
-    # scipy.stats.wilcoxon([0, 0, 1, 0, 0], method="asymptotic", zero_method="pratt") -> same
-    assert pratt.pvalue == pytest.approx(0.3173105079, rel=1e-9)
+    assert pratt.pvalue == 1.0
     assert pratt.estimate == 0.0  # the zeros stay in the Walsh averages
+    normal = wilcoxon([0, 0, 0, 0, 0], [0, 0, 1, 0, 0], method="normal")
+    # scipy.stats.wilcoxon([0, 0, 1, 0, 0], method="asymptotic") -> 0.3173105079
+    assert normal.pvalue == pytest.approx(0.3173105079, rel=1e-9)
+    assert any(
+        "only 1 non-zero difference(s): the normal approximation is rough" in n
+        for n in normal.notes
+    )
 
 
 def test_two_items() -> None:
@@ -575,16 +621,8 @@ def test_bad_options() -> None:
         wilcoxon(ZEROS, D, confidence_level=95)
 
 
-def test_exact_refuses_ties_zeros_and_large_samples() -> None:
-    with pytest.raises(
-        DataError,
-        match=r"method='exact' needs differences without zeros or ties; got 2 differences "
-        r"with tied absolute values \(tied \|d\|: 1\.0\)\. Use method='normal'",
-    ):
-        wilcoxon([0, 0, 0], [1, -1, 2], method="exact")
-    with pytest.raises(DataError, match=r"got 1 zero difference\(s\)\. Use method='normal'"):
-        wilcoxon([0, 0, 0], [1, 0, 2], method="exact")
-    with pytest.raises(DataError, match=r"handles at most 1000 differences; got 1001\."):
+def test_exact_refuses_large_samples() -> None:
+    with pytest.raises(DataError, match=r"handles at most 1000 non-zero differences; got 1001\."):
         wilcoxon(np.zeros(1001), np.arange(1, 1002.0), method="exact")
 
 

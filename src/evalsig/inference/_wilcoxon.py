@@ -15,12 +15,13 @@ from typing import Literal, cast, get_args
 import numpy as np
 from scipy import special
 
-from evalsig.errors import DataError, examples
+from evalsig.errors import DataError
 from evalsig.inference._common import (
     Alternative,
     InferenceResult,
     check_alternative,
     check_confidence_level,
+    choose_pvalue,
     make_result,
     normal_pvalue,
 )
@@ -79,10 +80,10 @@ def wilcoxon(
         Apply a continuity correction of 1/2 to the normal approximation (no effect on the
         exact test).
     method : {"auto", "exact", "normal"}
-        ``"exact"``: the exact null distribution of :math:`W^+` (no ties and no zeros, at
-        most 1000 differences); ``"normal"``: the normal approximation with tie correction;
-        ``"auto"``: exact when there are at most 50 differences, none zero and no tied
-        absolute values, otherwise normal.
+        ``"exact"``: the exact null distribution of :math:`W^+` given the ranks (ties and
+        zeros included; at most 1000 non-zero differences); ``"normal"``: the normal
+        approximation with tie correction; ``"auto"``: exact for at most 50 non-zero
+        differences, otherwise normal.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: the candidate scores higher.
     confidence_level : float
@@ -99,7 +100,7 @@ def wilcoxon(
     Raises
     ------
     DataError
-        A bad option, bad scores, or ``method="exact"`` with ties, zeros or more than 1000
+        A bad option, bad scores, or ``method="exact"`` with more than 1000 non-zero
         differences.
 
     Notes
@@ -119,15 +120,15 @@ def wilcoxon(
     normal approximation uses :math:`Z = (W^+ - E W^+ - c) / \sqrt{\operatorname{Var} W^+}`,
     with :math:`c = 0` or, with ``correction``, :math:`c = \pm 1/2` toward the mean (for a
     two-sided test by the sign of the uncorrected :math:`Z`, as in scipy and R). The exact
-    null distribution of :math:`W^+ = \sum_r r\,S_r`, :math:`S_r` independent fair
-    Bernoulli variables, is built by dynamic programming over the ranks :math:`r = 1..m`.
-    The two-sided exact p-value is
-    :math:`\min(1, 2 \min(P(W^+ \ge w), P(W^+ \le w)))`.
-
-    ``method="auto"`` follows scipy: exact when :math:`n \le 50` with no zeros and no
-    ties, normal when :math:`n > 50`. For :math:`n \le 13` with ties or zeros scipy
-    enumerates the :math:`2^n` sign patterns; here the normal approximation is used, and
-    a note says so.
+    null distribution of :math:`W^+ = \sum_i R_i S_i` over the non-zero differences,
+    :math:`S_i` independent fair Bernoulli variables, is built by dynamic programming over
+    the doubled (mid-)ranks :math:`2R_i`, which are integers: with ties it is the exact
+    distribution conditional on the tie pattern (the permutation distribution), and for 0/1
+    differences it is the exact sign test. The two-sided exact p-value is
+    :math:`\min(1, 2 \min(P(W^+ \ge w), P(W^+ \le w)))`. Without ties or zeros this is
+    scipy's exact test; with them, scipy enumerates sign patterns for :math:`n \le 13` and
+    otherwise falls back to the normal approximation, where this function stays exact up
+    to 50 non-zero differences.
 
     The estimate is the median of the :math:`M = m(m+1)/2` Walsh averages
     :math:`A_{ij} = (d_i + d_j)/2`, :math:`i \le j`, of the differences used by the test.
@@ -135,7 +136,7 @@ def wilcoxon(
     :math:`\theta`, inverting the test gives the interval
     :math:`[A_{(k)}, A_{(M-k+1)}]` with :math:`k` the largest integer such that
     :math:`P(W^+ \le k - 1) \le \alpha/2` (:math:`\alpha` for one side). :math:`k` comes from
-    the exact distribution when the exact test is used, otherwise from the normal
+    the untied exact distribution when the exact test is used, otherwise from the normal
     approximation with continuity correction and without tie correction,
     :math:`k = \lfloor M/2 + 1/2 - z_{1-\alpha/2} \sqrt{m(m+1)(2m+1)/24} \rfloor`. When
     :math:`k < 1` the data are too few for a bounded interval and it is the whole line.
@@ -238,24 +239,30 @@ def wilcoxon_core(
             "(zero_method='pratt'); the estimate and interval include them."
         )
 
-    exact_applies = n_zero == 0 and tied.size == 0
-    if method == "exact":
-        _check_exact(used, n_zero=n_zero, tied=tied)
-    use_exact = method == "exact" or (method == "auto" and exact_applies and n <= EXACT_AUTO_MAX)
-    if method == "auto" and not use_exact:
-        reason = (
-            f"more than {EXACT_AUTO_MAX} differences"
-            if n > EXACT_AUTO_MAX
-            else _ties_and_zeros(n_zero, int(tied.sum()))
-            + ": the exact null distribution does not apply"
+    signed = ranks[used != 0]
+    if method == "exact" and len(signed) > EXACT_MAX:
+        raise DataError(
+            f"method='exact' handles at most {EXACT_MAX} non-zero differences; got "
+            f"{len(signed)}. Use method='normal': with this many differences it is accurate."
         )
-        notes.append(f"{reason}; used the normal approximation with tie correction.")
+    use_exact = method == "exact" or (method == "auto" and len(signed) <= EXACT_AUTO_MAX)
+    if method == "auto" and not use_exact:
+        notes.append(
+            f"more than {EXACT_AUTO_MAX} non-zero differences: used the normal approximation"
+            + (" with tie correction." if tied.size else ".")
+        )
 
     cdf: np.ndarray | None = None
     if use_exact:
-        pmf = _null_pmf(m)
-        cdf = np.cumsum(pmf)
-        pvalue = _exact_pvalue(pmf, int(w_plus), alternative)
+        # W+ = sum of r_i B_i over signed items, B_i fair coins: exact given the (mid-)ranks
+        pmf = _null_pmf(np.rint(2 * signed).astype(np.int64))
+        pvalue = _exact_pvalue(pmf, round(2 * w_plus), alternative)
+        cdf = np.cumsum(_null_pmf(2 * np.arange(1, m + 1)))[::2]  # untied ranks 1..m
+        if tied.size:
+            notes.append(
+                f"{_ties_and_zeros(0, int(tied.sum()))}: exact p-value given the mid-ranks; "
+                "the interval uses the untied distribution."
+            )
         if correction:
             notes.append("correction=True has no effect on the exact test.")
     else:
@@ -336,24 +343,6 @@ def _ties_and_zeros(n_zero: int, n_tied: int) -> str:
     return " and ".join(parts)
 
 
-def _check_exact(used: np.ndarray, *, n_zero: int, tied: np.ndarray) -> None:
-    if n_zero or tied.size:
-        shown = ""
-        if tied.size:
-            values, counts = np.unique(np.abs(used), return_counts=True)
-            shown = f" (tied |d|: {examples(values[(counts > 1) & (values != 0)])})"
-        raise DataError(
-            f"method='exact' needs differences without zeros or ties; got "
-            f"{_ties_and_zeros(n_zero, int(tied.sum()))}{shown}. Use method='normal' "
-            "(normal approximation with tie correction) or method='auto'."
-        )
-    if len(used) > EXACT_MAX:
-        raise DataError(
-            f"method='exact' handles at most {EXACT_MAX} differences; got {len(used)}. "
-            "Use method='normal': with this many differences it is accurate."
-        )
-
-
 def _average_ranks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """1-based average ranks of ``a``, and the size and value of each group of equal values."""
     order = np.argsort(a, kind="stable")
@@ -366,10 +355,13 @@ def _average_ranks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ranks, sizes, sa[starts]
 
 
-def _null_pmf(m: int) -> np.ndarray:
-    """``P(W+ = w)``, ``w = 0..m(m+1)/2``, with no ties and no zeros (dynamic programming)."""
+def _null_pmf(doubled_ranks: np.ndarray) -> np.ndarray:
+    """``P(2 W+ = w)``, ``w = 0..2 sum(r)``, for integer doubled ranks (dynamic programming).
+
+    Each rank enters W+ with probability 1/2, independently, under the null hypothesis.
+    """
     pmf = np.ones(1, dtype=np.float64)
-    for r in range(1, m + 1):
+    for r in doubled_ranks.tolist():
         grown = np.zeros(len(pmf) + r, dtype=np.float64)
         grown[: len(pmf)] = pmf * 0.5  # rank r negative
         grown[r:] += pmf * 0.5  # rank r positive
@@ -378,13 +370,7 @@ def _null_pmf(m: int) -> np.ndarray:
 
 
 def _exact_pvalue(pmf: np.ndarray, w: int, alternative: Alternative) -> float:
-    greater = float(pmf[w:].sum())
-    less = float(pmf[: w + 1].sum())
-    if alternative == "greater":
-        return greater
-    if alternative == "less":
-        return less
-    return min(1.0, 2.0 * min(greater, less))
+    return choose_pvalue(float(pmf[w:].sum()), float(pmf[: w + 1].sum()), alternative)
 
 
 def _normal_pvalue(
