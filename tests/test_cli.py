@@ -157,3 +157,71 @@ def test_module_entry_point(files: tuple[Path, Path]) -> None:
     assert bad.returncode == 1
     assert bad.stderr.count("\n") == 1
     assert "Traceback" not in bad.stderr
+
+
+def test_inspect_lists_what_a_file_holds(shared_data: Path) -> None:
+    folder = shared_data / "harness_fixtures/every_eval_ever/tests/data/lm_eval"
+    result = runner.invoke(app, ["inspect", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "[lm-eval]" in result.stdout
+    assert "math_perturbed_full" in result.stdout
+    assert "exact_match" in result.stdout
+    assert "content keys:   doc_hash, target, target_hash" in result.stdout
+    as_json = runner.invoke(app, ["inspect", str(folder), "--format", "json"])
+    (entry,) = json.loads(as_json.stdout, parse_constant=_strict)
+    assert entry["tasks"][0]["n_items"] == 10
+    assert entry["formats"] == ["lm-eval"]
+
+
+def test_inspect_reports_malformed_records(tmp_path: Path) -> None:
+    bad = tmp_path / "r.jsonl"
+    bad.write_text('{"item": "a", "score": 1}\n{"item": "b", "sco\n', encoding="utf-8")
+    result = runner.invoke(app, ["inspect", str(bad)])
+    assert result.exit_code == 0, result.output
+    assert "1 malformed record(s)" in result.stdout
+    assert "line 2: not valid JSON" in result.stdout
+
+
+def test_compare_two_models_from_one_long_table(tmp_path: Path) -> None:
+    rows = ["model,question,gold,pred"] + [
+        f"{m},q{i},A,{'A' if (i + k) % 3 else 'B'}"
+        for k, m in enumerate(("m1", "m2"))
+        for i in range(60)
+    ]
+    table = tmp_path / "long.csv"
+    table.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    args = [
+        "compare",
+        str(table),
+        str(table),
+        "--id",
+        "question",
+        "--prediction",
+        "pred",
+        "--answer",
+        "gold",
+        "--method",
+        "paired-t",
+    ]
+    result = runner.invoke(
+        app,
+        [
+            *args,
+            "--baseline-where",
+            "model=m1",
+            "--candidate-where",
+            "model=m2",
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["n_items"] == 60
+    assert data["baseline_mean"] == pytest.approx(40 / 60)
+    assert data["candidate_mean"] == pytest.approx(40 / 60)
+    together = runner.invoke(app, [*args])  # both models' rows on each side: repeated ids
+    assert together.exit_code == 1
+    assert "appear on several rows" in together.stderr
+    bad = runner.invoke(app, [*args, "--where", "model"])
+    assert bad.exit_code == 2

@@ -11,7 +11,7 @@ import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.load import load
-from evalsig.data.paired import OnMissing, PairedScores, pair
+from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
 from evalsig.errors import DataError
 from evalsig.inference._bootstrap import bootstrap_core
 from evalsig.inference._cluster import cluster_bootstrap_core, cluster_robust_core
@@ -67,6 +67,8 @@ class ComparisonResult:
     n_resamples: int | None
     n_dropped: tuple[int, int]
     """Items dropped as present only in the baseline, only in the candidate."""
+    n_mismatched: int
+    """Items whose content keys differ between the sides (see ``on_mismatch`` and the notes)."""
     percent_scale: bool
     """Whether all scores lie in [0, 1], so differences read as percentage points."""
     notes: tuple[str, ...] = ()
@@ -125,6 +127,7 @@ class ComparisonResult:
             "n10": self.n10,
             "n_resamples": self.n_resamples,
             "n_dropped": {"only_baseline": self.n_dropped[0], "only_candidate": self.n_dropped[1]},
+            "n_mismatched": self.n_mismatched,
             "percent_scale": self.percent_scale,
             "notes": list(self.notes),
             "nulls": nulls,
@@ -167,6 +170,7 @@ def compare(
     one_sided: bool | None = None,
     cluster: Any = None,
     on_missing: OnMissing = "error",
+    on_mismatch: OnMismatch = "error",
     confidence_level: float = 0.95,
     n_resamples: int = 10_000,
     rng: np.random.Generator | int | None = None,
@@ -196,6 +200,10 @@ def compare(
     on_missing : {"error", "intersect"}
         Items present on one side only: an error (default) or compare the shared items
         and record how many were dropped.
+    on_mismatch : {"error", "exclude", "keep"}
+        Items whose content key (gold answer, target, document hash, when the files carry
+        one) differs between the sides: an error (default), drop them, or keep them; the
+        result records how many.
     confidence_level : float
     n_resamples : int
         Resamples for the bootstrap, permutation and cluster-bootstrap methods.
@@ -233,7 +241,9 @@ def compare(
         for name, data in (("baseline", baseline), ("candidate", candidate))
     ]
     cluster_arg = None if cluster_column is not None else cluster
-    paired = pair(tables[0], tables[1], clusters=cluster_arg, on_missing=on_missing)
+    paired = pair(
+        tables[0], tables[1], clusters=cluster_arg, on_missing=on_missing, on_mismatch=on_mismatch
+    )
     chosen, reason = _choose(paired, method)
     chosen_variant = _check_variant(chosen, variant)
     test = _run(
@@ -278,6 +288,7 @@ def compare(
         n10=n10,
         n_resamples=test.n_resamples,
         n_dropped=(paired.n_only_baseline, paired.n_only_candidate),
+        n_mismatched=paired.n_mismatched,
         percent_scale=_in_unit_interval(paired),
         notes=tuple(notes),
         _interval=test._interval,

@@ -39,6 +39,12 @@ class OnMissing(str, Enum):
     intersect = "intersect"
 
 
+class OnMismatch(str, Enum):
+    error = "error"
+    exclude = "exclude"
+    keep = "keep"
+
+
 def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
     method = ctx.params.get("method")
     name = getattr(method, "value", method) or "auto"
@@ -60,8 +66,11 @@ def _check_level(value: float) -> float:
 
 @app.command("compare")
 def compare_command(
-    baseline: Annotated[Path, typer.Argument(help="Baseline results (CSV, JSONL, JSON, Parquet).")],
-    candidate: Annotated[Path, typer.Argument(help="Candidate results, same items.")],
+    baseline: Annotated[
+        str,
+        typer.Argument(help="Baseline results: a file, a directory or a quoted glob of runs."),
+    ],
+    candidate: Annotated[str, typer.Argument(help="Candidate results on the same items.")],
     id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
     score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
     run_column: Annotated[
@@ -75,6 +84,41 @@ def compare_command(
     input_format: Annotated[
         str, typer.Option("--input-format", help="Input format, or auto to detect it.")
     ] = "auto",
+    task: Annotated[
+        str | None, typer.Option(help="Task to compare, when files hold several.")
+    ] = None,
+    metric: Annotated[
+        str | None, typer.Option(help="Metric: lm-eval metric, Inspect scorer, HELM stat.")
+    ] = None,
+    filter_name: Annotated[
+        str | None, typer.Option("--filter", help="lm-eval filter (none, strict-match, ...).")
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="HELM split (test, valid).")] = None,
+    key_column: Annotated[
+        str | None, typer.Option("--key", help="Content-key column (gold answer, target, hash).")
+    ] = None,
+    prediction_column: Annotated[
+        str | None, typer.Option("--prediction", help="Prediction column; score = it == --answer.")
+    ] = None,
+    answer_column: Annotated[
+        str | None, typer.Option("--answer", help="Answer column (with --prediction).")
+    ] = None,
+    task_column: Annotated[str | None, typer.Option(help="Column naming each row's task.")] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(help="Keep rows with COLUMN=VALUE (repeatable), e.g. task=arc."),
+    ] = None,
+    baseline_where: Annotated[
+        list[str] | None,
+        typer.Option(help="Like --where, for the baseline only (e.g. model=base)."),
+    ] = None,
+    candidate_where: Annotated[
+        list[str] | None,
+        typer.Option(help="Like --where, for the candidate only (e.g. model=finetune)."),
+    ] = None,
+    skip_bad_lines: Annotated[
+        bool, typer.Option(help="Skip malformed records (the result records how many).")
+    ] = False,
     method: Annotated[Method, typer.Option(help="Test; auto picks by data shape.")] = Method.auto,
     variant: Annotated[
         str | None,
@@ -99,6 +143,10 @@ def compare_command(
     on_missing: Annotated[
         OnMissing, typer.Option(help="Items on one side only: error, or compare the shared ones.")
     ] = OnMissing.error,
+    on_mismatch: Annotated[
+        OnMismatch,
+        typer.Option(help="Items whose gold answer/target/hash differ: error, exclude or keep."),
+    ] = OnMismatch.error,
     output_format: Annotated[
         OutputFormat, typer.Option("--format", help="Output format.")
     ] = OutputFormat.text,
@@ -109,6 +157,7 @@ def compare_command(
 ) -> None:
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
     with data_errors():
+        shared = _where(where or [])
         tables = [
             load(
                 path,
@@ -116,9 +165,19 @@ def compare_command(
                 score_column=score_column,
                 run_column=run_column,
                 cluster_column=cluster_column,
+                key_column=key_column,
+                prediction_column=prediction_column,
+                answer_column=answer_column,
+                task_column=task_column,
+                where=shared | _where(side or []),
+                task=task,
+                metric=metric,
+                filter=filter_name,
+                split=split,
+                skip_bad_lines=skip_bad_lines,
                 format=input_format,
             )
-            for path in (baseline, candidate)
+            for path, side in ((baseline, baseline_where), (candidate, candidate_where))
         ]
         result = compare(
             tables[0],
@@ -128,11 +187,22 @@ def compare_command(
             alternative=alternative.value,
             one_sided=one_sided or None,
             on_missing=on_missing.value,
+            on_mismatch=on_mismatch.value,
             confidence_level=confidence_level,
             n_resamples=resamples,
             rng=seed,
         )
     render(result, output_format, output)
+
+
+def _where(conditions: list[str]) -> dict[str, str]:
+    out = {}
+    for condition in conditions:
+        column, sep, value = condition.partition("=")
+        if not sep or not column:
+            raise typer.BadParameter(f"--where needs COLUMN=VALUE; got {condition!r}.")
+        out[column] = value
+    return out
 
 
 def render(result: ComparisonResult, output_format: OutputFormat, output: Path | None) -> None:

@@ -1,16 +1,20 @@
 """Input layer: validated per-item scores, aligned pairs, and file readers."""
 
-from evalsig.data.load import load
-from evalsig.data.paired import OnMissing, PairedScores, pair
-from evalsig.data.readers import ReadOptions, read_table, read_tables, register
+from evalsig.data.load import describe, load, load_tasks
+from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
+from evalsig.data.readers import Description, ReadOptions, read_table, read_tables, register
 from evalsig.data.table import ScoreTable
 
 __all__ = [
+    "Description",
+    "OnMismatch",
     "OnMissing",
     "PairedScores",
     "ReadOptions",
     "ScoreTable",
+    "describe",
     "load",
+    "load_tasks",
     "pair",
     "read_table",
     "read_tables",

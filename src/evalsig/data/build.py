@@ -93,6 +93,7 @@ def table_from_long(
     *,
     runs: Sequence[object] | np.ndarray | None = None,
     clusters: Sequence[object] | np.ndarray | None = None,
+    keys: Sequence[object] | np.ndarray | None = None,
     source: str,
     fields: Mapping[str, str] | None = None,
     row_names: Sequence[str] | None = None,
@@ -103,8 +104,9 @@ def table_from_long(
 
     Parameters
     ----------
-    ids, scores, runs, clusters : sequences of equal length
-        Item id, score, optional run label and optional cluster label of each row.
+    ids, scores, runs, clusters, keys : sequences of equal length
+        Item id, score, optional run label, cluster label and content key of each row
+        (a key may be None on rows that lack one; an item's rows must agree).
     source : str
         How messages name the data (a file name, 'baseline').
     fields : mapping, optional
@@ -116,7 +118,7 @@ def table_from_long(
     """
     names = {"id": "id", "score": "score", "run": "run", "cluster": "cluster", **(fields or {})}
     n_rows = len(ids)
-    for key, column in (("score", scores), ("run", runs), ("cluster", clusters)):
+    for key, column in (("score", scores), ("run", runs), ("cluster", clusters), ("key", keys)):
         if column is not None and len(column) != n_rows:
             raise DataError(
                 f"{source}: column '{names[key]}' has {len(column)} rows but '{names['id']}' "
@@ -172,6 +174,7 @@ def table_from_long(
         cluster_labels = _per_item_cluster(codes, clusters, n_items, item_ids, source, names)
     return ScoreTable(
         item_ids=item_ids,
+        keys=None if keys is None else _per_item_key(codes, keys, n_items, item_ids, source),
         sums=np.bincount(codes, weights=values, minlength=n_items),
         sumsq=np.bincount(codes, weights=values * values, minlength=n_items),
         counts=counts.astype(np.int64),
@@ -214,6 +217,30 @@ def _per_item_cluster(
             "one cluster."
         )
     return np.asarray(cluster_names[first], dtype=object)
+
+
+def _per_item_key(
+    codes: np.ndarray,
+    keys: Sequence[object] | np.ndarray,
+    n_items: int,
+    item_ids: np.ndarray,
+    source: str,
+) -> np.ndarray:
+    """Each item's content key; rows of one item (its runs) must not disagree."""
+    out = np.full(n_items, None, dtype=object)
+    for code, key in zip(codes.tolist(), keys, strict=True):
+        if key is None:
+            continue
+        text = str(key)
+        seen = out[code]
+        if seen is None:
+            out[code] = text
+        elif seen != text:
+            raise DataError(
+                f"{source}: item {item_ids[code]!r} has different content keys in different "
+                f"runs ({seen!r} vs {text!r}): its runs did not score the same question."
+            )
+    return out
 
 
 def table_from_mapping(mapping: Mapping[Any, Any], *, source: str) -> ScoreTable:

@@ -1,4 +1,4 @@
-"""One entry point from whatever the user has to a :class:`ScoreTable`."""
+"""One entry point from whatever the user has to validated :class:`ScoreTable` objects."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 
 from evalsig.data.build import table_from_long, table_from_mapping, table_from_matrix
-from evalsig.data.readers import ReadOptions, read_table
-from evalsig.data.readers.base import resolve_columns
+from evalsig.data.readers import Description, ReadOptions, collect
+from evalsig.data.readers.collect import Collector
+from evalsig.data.readers.tabular import RecordMapper
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError
 
-__all__ = ["load"]
+__all__ = ["describe", "load", "load_tasks"]
 
 
 def load(
@@ -25,28 +26,57 @@ def load(
     score_column: str | None = None,
     run_column: str | None = None,
     cluster_column: str | None = None,
+    key_column: str | None = None,
+    prediction_column: str | None = None,
+    answer_column: str | None = None,
+    task_column: str | None = None,
+    where: Mapping[str, str] | None = None,
+    task: str | None = None,
+    metric: str | None = None,
+    filter: str | None = None,
+    split: str | None = None,
+    skip_bad_lines: bool = False,
     format: str = "auto",
     name: str = "scores",
 ) -> ScoreTable:
-    """Read one model's per-item scores into a validated :class:`ScoreTable`.
+    """Read one model's per-item scores on one task into a validated :class:`ScoreTable`.
 
     Parameters
     ----------
-    data : array, sequence, mapping, DataFrame, Series, path or ScoreTable
+    data : array, sequence, mapping, DataFrame, Series, path(s) or ScoreTable
         * 1-D array or sequence: one score per item, items by position;
         * 2-D array or nested sequence: ``runs x items``;
         * mapping ``{item_id: score}`` or ``{item_id: [run scores]}``;
-        * pandas DataFrame in long format (one row per item and run);
-        * pandas Series indexed by item id;
-        * path to a CSV, TSV, JSONL, JSON or Parquet file in long format (optionally .gz).
+        * pandas DataFrame in long format (one row per item and run), or a Series indexed
+          by item id;
+        * a path, a list of paths or a glob pattern: harness logs (lm-evaluation-harness,
+          Inspect AI, HELM, OpenAI evals, AlpacaEval) or long-format CSV, TSV, JSONL, JSON
+          and Parquet files (optionally .gz; JSON also in a .zip). Several files of one task
+          become several runs.
     id_column, score_column, run_column, cluster_column : str, optional
-        Column names for long-format data. Unnamed id, score and run columns are
-        detected when exactly one column has a usual name ('item', 'question_id', 'score',
-        'correct', 'epoch', ...); otherwise the error lists the columns.
+        Columns of long-format data (dots reach into nested JSON). Unnamed id, score and run
+        columns are detected when exactly one column has a usual name ('item',
+        'question_id', 'score', 'correct', 'epoch', ...); otherwise the error lists the
+        columns. For harness logs, ``cluster_column`` names a metadata field.
+    key_column : str, optional
+        A per-item content key (gold answer, target, document hash): two files that give an
+        item different keys scored different things, and :func:`evalsig.compare` says so.
+    prediction_column, answer_column : str, optional
+        Score 1 when the prediction equals the answer, 0 otherwise; a missing prediction is
+        scored wrong and counted in the notes. The answer also serves as the content key.
+    task_column : str, optional
+        A column naming the task of each row (long tables of several tasks).
+    where : mapping, optional
+        Keep only rows whose column equals the value, e.g. ``{"model": "gpt-4"}``.
+    task, metric, filter, split : str, optional
+        Which task, metric (lm-eval metric, Inspect scorer, HELM stat), lm-eval filter or
+        HELM split to use; needed only when the file holds several.
+    skip_bad_lines : bool
+        Skip malformed records instead of failing; the notes record how many and where.
     format : str
-        File format, or 'auto' to detect it from the name.
+        Input format, or 'auto' to detect it.
     name : str
-        How messages refer to the data.
+        How messages refer to in-memory data.
 
     Returns
     -------
@@ -56,7 +86,7 @@ def load(
     ------
     DataError
         Empty data, NaN or infinite scores, non-numeric scores, duplicate (item, run) rows,
-        an item with two cluster labels, a missing column.
+        an item with two cluster labels, a missing column, an ambiguous task or metric.
 
     Examples
     --------
@@ -66,29 +96,118 @@ def load(
     >>> load([[1, 0, 1], [1, 1, 1]]).n_runs
     2
     """
+    tables = load_tasks(
+        data,
+        id_column=id_column,
+        score_column=score_column,
+        run_column=run_column,
+        cluster_column=cluster_column,
+        key_column=key_column,
+        prediction_column=prediction_column,
+        answer_column=answer_column,
+        task_column=task_column,
+        where=where,
+        task=task,
+        metric=metric,
+        filter=filter,
+        split=split,
+        skip_bad_lines=skip_bad_lines,
+        format=format,
+        name=name,
+    )
+    if len(tables) != 1:
+        raise DataError(
+            f"{_label(data, name)} holds {len(tables)} tasks ({', '.join(map(repr, tables))}); "
+            "choose one with task= (CLI: --task)."
+        )
+    return next(iter(tables.values()))
+
+
+def load_tasks(
+    data: Any,
+    /,
+    *,
+    id_column: str | None = None,
+    score_column: str | None = None,
+    run_column: str | None = None,
+    cluster_column: str | None = None,
+    key_column: str | None = None,
+    prediction_column: str | None = None,
+    answer_column: str | None = None,
+    task_column: str | None = None,
+    where: Mapping[str, str] | None = None,
+    task: str | None = None,
+    metric: str | None = None,
+    filter: str | None = None,
+    split: str | None = None,
+    skip_bad_lines: bool = False,
+    format: str = "auto",
+    name: str = "scores",
+) -> dict[str, ScoreTable]:
+    """Like :func:`load`, for every task the data hold: ``{task name: ScoreTable}``.
+
+    Data without tasks give one table under the name ''.
+    """
     options = ReadOptions(
         id_column=id_column,
         score_column=score_column,
         run_column=run_column,
         cluster_column=cluster_column,
+        key_column=key_column,
+        prediction_column=prediction_column,
+        answer_column=answer_column,
+        task_column=task_column,
+        where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
+        task=task,
+        metric=metric,
+        filter=filter,
+        split=split,
+        skip_bad_lines=skip_bad_lines,
     )
     if isinstance(data, ScoreTable):
-        return data
-    if isinstance(data, (str, os.PathLike)):
-        return read_table(data, options, format=format)
+        return {"": data}
+    if _is_paths(data):
+        return collect(data, options, format=format).tables()
     if _is_dataframe(data):
-        return _from_dataframe(data, options, name)
+        return _from_dataframe(data, options, name).tables()
     if _is_series(data):
-        return _from_series(data, name)
+        return {"": _from_series(data, name)}
     if isinstance(data, Mapping):
-        return table_from_mapping(data, source=name)
+        return {"": table_from_mapping(data, source=name)}
     if isinstance(data, (np.ndarray, Sequence)):
         _reject_ragged(data, name)
-        return table_from_matrix(data, source=name)
+        return {"": table_from_matrix(data, source=name)}
     raise DataError(
         f"`{name}` is a {type(data).__name__}; pass an array (items or runs x items), a "
         "mapping item_id -> score, a pandas DataFrame in long format, or a file path."
     )
+
+
+def describe(
+    paths: Any,
+    /,
+    *,
+    format: str = "auto",
+    skip_bad_lines: bool = False,
+) -> Description:
+    """What evalsig sees in result files: formats, tasks, metrics, filters, items, runs."""
+    if not _is_paths(paths):
+        raise DataError(f"describe() takes file paths; got a {type(paths).__name__}.")
+    return collect(paths, ReadOptions(skip_bad_lines=skip_bad_lines), format=format).describe()
+
+
+def _is_paths(data: object) -> bool:
+    if isinstance(data, (str, os.PathLike)):
+        return True
+    return (
+        isinstance(data, (list, tuple))
+        and bool(data)
+        and all(isinstance(p, (str, os.PathLike)) for p in data)
+    )
+
+
+def _label(data: object, name: str) -> str:
+    return str(data) if isinstance(data, (str, os.PathLike)) else f"`{name}`"
 
 
 def _is_dataframe(data: object) -> bool:
@@ -99,26 +218,33 @@ def _is_series(data: object) -> bool:
     return type(data).__module__.startswith("pandas") and hasattr(data, "index")
 
 
-def _from_dataframe(frame: Any, options: ReadOptions, name: str) -> ScoreTable:
-    columns = resolve_columns([str(c) for c in frame.columns], options, source=f"`{name}`")
+def _from_dataframe(frame: Any, options: ReadOptions, name: str) -> Collector:
+    """A long-format DataFrame, read exactly as a file with the same columns would be."""
+    source = f"`{name}`"
+    out = Collector(options)
+    out.start_file(source, "dataframe")
+    columns: dict[str, list[Any]] = {}
 
-    def column(label: str) -> np.ndarray:
-        return np.asarray(frame[label].to_numpy(dtype=object))
+    def get(row: int, column: str) -> Any:
+        if column not in columns:
+            values = frame[column].tolist()
+            columns[column] = [None if _is_missing(v) else v for v in values]
+        return columns[column][row]
 
-    return table_from_long(
-        column(columns.id),
-        column(columns.score),
-        runs=column(columns.run) if columns.run else None,
-        clusters=column(columns.cluster) if columns.cluster else None,
-        source=f"`{name}`",
-        fields={
-            "id": columns.id,
-            "score": columns.score,
-            "run": columns.run or "run",
-            "cluster": columns.cluster or "cluster",
-        },
-        notes=columns.detected,
+    mapper = RecordMapper.build(
+        [str(c) for c in frame.columns], options, source=source, get=get, out=out
     )
+    for row in range(len(frame)):
+        mapper.feed(row, f"row {row + 1}", out)
+    mapper.finish(source, out)
+    return out
+
+
+def _is_missing(value: object) -> bool:
+    try:
+        return value is None or bool(value != value)
+    except (TypeError, ValueError):  # pandas.NA refuses to be truth-tested
+        return True
 
 
 def _from_series(series: Any, name: str) -> ScoreTable:

@@ -17,9 +17,10 @@ from evalsig.data.build import factorize
 from evalsig.data.table import ScoreTable
 from evalsig.errors import AlignmentError, DataError, examples
 
-__all__ = ["OnMissing", "PairedScores", "pair"]
+__all__ = ["OnMismatch", "OnMissing", "PairedScores", "pair"]
 
 OnMissing = Literal["error", "intersect"]
+OnMismatch = Literal["error", "exclude", "keep"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -38,6 +39,8 @@ class PairedScores:
     """Items dropped because only the baseline has them (``on_missing="intersect"``)."""
     n_only_candidate: int = 0
     """Items dropped because only the candidate has them."""
+    n_mismatched: int = 0
+    """Items whose content keys differ between the sides (excluded or kept, as asked)."""
     notes: tuple[str, ...] = ()
 
     @property
@@ -77,6 +80,7 @@ def pair(
     *,
     clusters: Sequence[object] | np.ndarray | Mapping[object, object] | None = None,
     on_missing: OnMissing = "error",
+    on_mismatch: OnMismatch = "error",
 ) -> PairedScores:
     """Align two tables by item id (or by position when neither has ids).
 
@@ -89,9 +93,15 @@ def pair(
         cluster labels themselves these are used, and must agree with each other.
     on_missing : {"error", "intersect"}
         What to do with items present on one side only.
+    on_mismatch : {"error", "exclude", "keep"}
+        What to do with items whose content keys (gold answer, target, document hash)
+        differ between the sides: an error, drop them, or compare them anyway; the result
+        records how many.
     """
     if on_missing not in ("error", "intersect"):
         raise DataError(f"`on_missing` must be 'error' or 'intersect'; got {on_missing!r}.")
+    if on_mismatch not in ("error", "exclude", "keep"):
+        raise DataError(f"`on_mismatch` must be 'error', 'exclude' or 'keep'; got {on_mismatch!r}.")
     if (baseline.item_ids is None) != (candidate.item_ids is None):
         with_ids = "baseline" if baseline.item_ids is not None else "candidate"
         raise AlignmentError(
@@ -130,6 +140,9 @@ def pair(
                 f"compared the {baseline.n_items} items both sides share; dropped {only_b} "
                 f"only in baseline and {only_c} only in candidate (on_missing='intersect')."
             )
+    baseline, candidate, ids, n_mismatched = _check_keys(
+        baseline, candidate, ids, on_mismatch, notes
+    )
     if baseline.n_items < 2:
         raise DataError(f"a paired comparison needs at least 2 items; got {baseline.n_items}.")
     codes, labels = _cluster_codes(
@@ -150,8 +163,51 @@ def pair(
         cluster_labels=labels,
         n_only_baseline=only_b,
         n_only_candidate=only_c,
+        n_mismatched=n_mismatched,
         notes=tuple(notes),
     )
+
+
+def _check_keys(
+    baseline: ScoreTable,
+    candidate: ScoreTable,
+    ids: np.ndarray | None,
+    on_mismatch: OnMismatch,
+    notes: list[str],
+) -> tuple[ScoreTable, ScoreTable, np.ndarray | None, int]:
+    """Compare the content keys both sides give an item (when both have one)."""
+    if baseline.keys is None or candidate.keys is None:
+        return baseline, candidate, ids, 0
+    a, b = baseline.keys, candidate.keys
+    differ = np.fromiter(
+        (x is not None and y is not None and x != y for x, y in zip(a, b, strict=True)),
+        dtype=bool,
+        count=len(a),
+    )
+    n = int(differ.sum())
+    if n == 0:
+        return baseline, candidate, ids, 0
+    where = np.flatnonzero(differ)
+    shown = "; ".join(
+        f"{(ids[i] if ids is not None else f'position {i}')!r}: {a[i]!r} vs {b[i]!r}"
+        for i in where[:3]
+    ) + ("; ..." if n > 3 else "")
+    what = (
+        f"{n} item(s) have a different content key (gold answer, target or document hash) in "
+        f"baseline and candidate ({shown})"
+    )
+    if on_mismatch == "error":
+        raise AlignmentError(
+            f"{what}: the two sides did not score the same thing (a revised answer key or "
+            "dataset version?). Pass on_mismatch='exclude' (CLI: --on-mismatch exclude) to "
+            "drop them or 'keep' to compare anyway; the result records the choice."
+        )
+    if on_mismatch == "keep":
+        notes.append(f"{what}; compared anyway (on_mismatch='keep').")
+        return baseline, candidate, ids, n
+    keep = np.flatnonzero(~differ)
+    notes.append(f"{what}; excluded them (on_mismatch='exclude').")
+    return baseline.take(keep), candidate.take(keep), None if ids is None else ids[keep], n
 
 
 def _align_by_id(

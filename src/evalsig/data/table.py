@@ -35,6 +35,9 @@ class ScoreTable:
     """Whether every score is 0 or 1."""
     clusters: np.ndarray | None = None
     """``(n,)`` cluster label of each item (subject, passage, source), or None."""
+    keys: np.ndarray | None = None
+    """``(n,)`` content key of each item (gold answer, target, document hash) or None; two
+    files that give one item different keys did not score the same thing."""
     runs: np.ndarray | None = field(default=None, repr=False)
     """``(R, n)`` score matrix when every item has R runs and the input was a matrix."""
     source: str = "scores"
@@ -49,8 +52,10 @@ class ScoreTable:
                 raise DataError(f"ScoreTable.{name} has {len(getattr(self, name))} rows, not {n}.")
         if self.item_ids is not None and len(self.item_ids) != n:
             raise DataError(f"ScoreTable.item_ids has {len(self.item_ids)} rows, not {n}.")
-        if self.clusters is not None and len(self.clusters) != n:
-            raise DataError(f"ScoreTable.clusters has {len(self.clusters)} rows, not {n}.")
+        for name in ("clusters", "keys"):
+            column = getattr(self, name)
+            if column is not None and len(column) != n:
+                raise DataError(f"ScoreTable.{name} has {len(column)} rows, not {n}.")
 
     @property
     def n_items(self) -> int:
@@ -88,6 +93,7 @@ class ScoreTable:
             sumsq=self.sumsq[index],
             counts=self.counts[index],
             clusters=None if self.clusters is None else self.clusters[index],
+            keys=None if self.keys is None else self.keys[index],
             runs=None if self.runs is None else self.runs[:, index],
         )
 

@@ -31,6 +31,8 @@ def numeric_array(values: object, *, what: str, label: Labeller) -> np.ndarray:
         raise DataError(f"{what} holds complex numbers; scores must be real.")
     if array.dtype.kind == "O":
         flat = array.reshape(-1)
+        if all(type(v) is float for v in flat):  # the common case, decided fast
+            return flat.astype(np.float64).reshape(array.shape)
         bad = np.flatnonzero(
             [not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) for v in flat]
         )

@@ -1,34 +1,71 @@
-"""File readers. Each format is a :class:`Reader`; :func:`read_tables` picks one.
+"""File readers. Each format is a :class:`Reader`; :func:`read_tables` picks one per file.
 
-Formats are detected from the file name (and, for harness logs, their content), or forced
-with ``format=``. A reader returns one table per task found in the file.
+Formats are detected from the file name and its first bytes, or forced with ``format=``
+(CLI: ``--input-format``). Several files of one model (given as a list, a glob, or a
+directory holding several runs) are read into one collection: the same task in several
+files becomes several runs of its items.
 """
 
 from __future__ import annotations
 
+import glob
 import os
-from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 
+from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
 from evalsig.data.readers.base import Reader, ReadOptions
+from evalsig.data.readers.collect import Collector, Description, TaskDescription
+from evalsig.data.readers.lm_eval import LM_EVAL
 from evalsig.data.readers.tabular import CSV, JSON, JSONL, PARQUET
 from evalsig.data.table import ScoreTable
 from evalsig.errors import FormatError
 
-__all__ = ["READERS", "ReadOptions", "Reader", "read_table", "read_tables", "register"]
+__all__ = [
+    "READERS",
+    "Description",
+    "ReadOptions",
+    "Reader",
+    "TaskDescription",
+    "describe",
+    "read_table",
+    "read_tables",
+    "register",
+]
 
 READERS: dict[str, Reader] = {}
 """Registered readers by name, tried in registration order when detecting a format."""
 
+HEAD_BYTES = 4096
 
-def register(reader: Reader) -> Reader:
-    """Add a reader (a later registration with the same name replaces the earlier one)."""
-    READERS[reader.name] = reader
+PathLike = str | os.PathLike[str]
+
+
+def register(reader: Reader, *, first: bool = False) -> Reader:
+    """Add a reader; ``first`` puts it before the generic ones when detecting formats."""
+    READERS.pop(reader.name, None)
+    if first:
+        others = dict(READERS)
+        READERS.clear()
+        READERS[reader.name] = reader
+        READERS.update(others)
+    else:
+        READERS[reader.name] = reader
     return reader
 
 
-for _reader in (CSV, JSONL, JSON, PARQUET):
+for _reader in (LM_EVAL, ALPACA_EVAL, CSV, JSONL, JSON, PARQUET):
     register(_reader)
+
+
+def _head(path: Path) -> bytes:
+    if path.is_dir():
+        return b""
+    try:
+        with open(path, "rb") as f:
+            return f.read(HEAD_BYTES)
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot open ({exc.strerror or exc}).") from None
 
 
 def _pick(path: Path, format: str) -> Reader:
@@ -38,34 +75,89 @@ def _pick(path: Path, format: str) -> Reader:
                 f"unknown format {format!r}; choose one of: auto, {', '.join(READERS)}."
             )
         return READERS[format]
+    head = _head(path)
     for reader in READERS.values():
-        if reader.sniff(path):
+        if reader.sniff(path, head):
             return reader
+    if path.is_dir():
+        raise FormatError(
+            f"{path}: a directory with no results evalsig recognises (lm-evaluation-harness "
+            "samples_*.jsonl, a HELM run with per_instance_stats.json, ...); name the files."
+        )
     raise FormatError(
-        f"{path}: cannot tell the format from the name; pass --format / format= "
-        f"({', '.join(READERS)})."
+        f"{path}: cannot tell the format from the name or content; pass --input-format / "
+        f"format= ({', '.join(READERS)})."
     )
 
 
+def _expand(paths: PathLike | Sequence[PathLike]) -> list[Path]:
+    """Paths in order; a pattern with * ? [ that names no file is expanded as a glob."""
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if not given:
+        raise FormatError("no input files were given.")
+    out: list[Path] = []
+    for item in given:
+        path = Path(item)
+        if path.exists():
+            out.append(path)
+            continue
+        if any(c in str(item) for c in "*?["):
+            matches = sorted(glob.glob(str(item)))
+            if not matches:
+                raise FormatError(f"{item}: the pattern matches no file.")
+            out.extend(Path(m) for m in matches)
+            continue
+        raise FormatError(f"{path}: no such file.")
+    return out
+
+
+def collect(
+    paths: PathLike | Sequence[PathLike],
+    options: ReadOptions | None = None,
+    *,
+    format: str = "auto",
+) -> Collector:
+    """Read every file into one collection of observations (one model)."""
+    options = options or ReadOptions()
+    out = Collector(options)
+    for path in _expand(paths):
+        reader = _pick(path, format)
+        out.start_file(str(path), reader.name)
+        reader.read(path, options, out)
+    return out
+
+
 def read_tables(
-    path: str | os.PathLike[str], options: ReadOptions | None = None, *, format: str = "auto"
-) -> Mapping[str, ScoreTable]:
-    """Every task's table in a file, keyed by task name."""
-    p = Path(path)
-    if not p.exists():
-        raise FormatError(f"{p}: no such file.")
-    if p.is_dir():
-        raise FormatError(f"{p}: is a directory; name a file.")
-    return _pick(p, format).read(p, options or ReadOptions())
+    paths: PathLike | Sequence[PathLike],
+    options: ReadOptions | None = None,
+    *,
+    format: str = "auto",
+) -> dict[str, ScoreTable]:
+    """Every task's table, keyed by task name ('' for a table with no task column)."""
+    return collect(paths, options, format=format).tables()
 
 
 def read_table(
-    path: str | os.PathLike[str], options: ReadOptions | None = None, *, format: str = "auto"
+    paths: PathLike | Sequence[PathLike],
+    options: ReadOptions | None = None,
+    *,
+    format: str = "auto",
 ) -> ScoreTable:
-    """The one table in a file; an error listing the tasks when there are several."""
-    tables = read_tables(path, options, format=format)
+    """The one table in the files; an error listing the tasks when there are several."""
+    tables = read_tables(paths, options, format=format)
     if len(tables) != 1:
         raise FormatError(
-            f"{path}: holds {len(tables)} tasks ({', '.join(tables)}); choose one with --task."
+            f"{paths}: holds {len(tables)} tasks ({', '.join(map(repr, tables))}); choose one "
+            "with --task / task=."
         )
     return next(iter(tables.values()))
+
+
+def describe(
+    paths: PathLike | Sequence[PathLike],
+    options: ReadOptions | None = None,
+    *,
+    format: str = "auto",
+) -> Description:
+    """What evalsig sees in the files: formats, tasks, metrics, filters, items, runs."""
+    return collect(paths, options, format=format).describe()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import gzip
 import io
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol, cast
+from typing import IO, TYPE_CHECKING, Protocol, cast
 
-from evalsig.data.table import ScoreTable
 from evalsig.errors import FormatError
+
+if TYPE_CHECKING:
+    from evalsig.data.readers.collect import Collector
 
 __all__ = [
     "Columns",
@@ -27,12 +29,34 @@ MAX_DECOMPRESSED_BYTES = 8 * 2**30
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadOptions:
-    """What the user told evalsig about a file (None: detect it, or fail with the choices)."""
+    """What the user told evalsig about a file (None: detect it, or fail with the choices).
+
+    Column options name fields of generic tables and records (dots reach into nested
+    JSON objects); harness options choose among what a harness log holds.
+    """
 
     id_column: str | None = None
     score_column: str | None = None
     run_column: str | None = None
     cluster_column: str | None = None
+    """Cluster label: a column, or a metadata field of a harness log (e.g. 'subject')."""
+    key_column: str | None = None
+    """A per-item content key (gold answer, target, document hash) to check across files."""
+    prediction_column: str | None = None
+    """With ``answer_column``: score = 1 when the prediction equals the answer, else 0."""
+    answer_column: str | None = None
+    task_column: str | None = None
+    where: tuple[tuple[str, str], ...] = ()
+    """Keep only rows whose column equals the value, e.g. (("model", "gpt-4"),)."""
+    task: str | None = None
+    metric: str | None = None
+    """lm-eval metric (acc, acc_norm, exact_match), Inspect scorer, HELM stat name."""
+    filter: str | None = None
+    """lm-eval filter (none, strict-match, flexible-extract)."""
+    split: str | None = None
+    """HELM split (test, valid)."""
+    skip_bad_lines: bool = False
+    """Skip malformed records instead of failing; the result records how many."""
     max_decompressed_bytes: int = MAX_DECOMPRESSED_BYTES
 
 
@@ -53,12 +77,12 @@ class Reader(Protocol):
 
     name: str
 
-    def sniff(self, path: Path) -> bool:
-        """Whether ``path`` looks like this format (by name or a peek at its start)."""
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """Whether ``path`` looks like this format, by its name and its first bytes."""
         ...
 
-    def read(self, path: Path, options: ReadOptions) -> Mapping[str, ScoreTable]:
-        """The tables in ``path``, one per task (a single-task file gives one)."""
+    def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
+        """Parse ``path`` and add every scored observation to ``out``."""
         ...
 
 

@@ -1,95 +1,214 @@
-"""Generic long-format tables: CSV / TSV, JSON Lines, JSON and Parquet.
+"""Generic tables and records: CSV / TSV, JSON Lines, JSON (also zipped) and Parquet.
 
-One row per (item, run) with an item id column, a score column, and optionally run and
-cluster columns. Only the needed columns are kept while streaming, so memory grows with
-the number of rows, not with the width of the file. JSON(L) fields may be nested and are
-then named with dots (``metadata.subject``). A JSON file may also be one object
-``{item_id: score}``.
+One row per (item, run) with an item id and a score, and optionally run, cluster, task and
+content-key columns; or, instead of a score, a prediction and an answer column (score 1
+when they are equal; a missing prediction is scored wrong and counted). JSON fields may be
+nested and are named with dots (``metadata.subject``). A JSON file may also be one object
+``{item_id: score}``; a ``.zip`` holding one JSON file (as MMLU-Pro publishes its outputs)
+is read in memory with a cap on its decompressed size.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import math
-from collections.abc import Iterator, Mapping, Sequence
+import zipfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+import orjson
 
-from evalsig.data.build import table_from_long, table_from_mapping
-from evalsig.data.readers.base import Columns, ReadOptions, open_text, resolve_columns, stem
-from evalsig.data.table import ScoreTable
+from evalsig.data.readers.base import ReadOptions, open_text, resolve_columns
+from evalsig.data.readers.collect import Collector, nested
 from evalsig.errors import DataError, FormatError
 
-__all__ = ["CSV", "JSON", "JSONL", "PARQUET"]
+__all__ = [
+    "CSV",
+    "JSON",
+    "JSONL",
+    "PARQUET",
+    "RecordMapper",
+    "binary",
+    "feed_records",
+    "jsonl_records",
+    "loads",
+    "read_member",
+    "read_zip_member",
+]
 
 _TRUE = {"true", "True", "TRUE"}
 _FALSE = {"false", "False", "FALSE"}
+PREDICTION_NAMES = ("pred", "prediction", "predicted", "model_answer")
+ANSWER_NAMES = ("answer", "gold", "target", "label", "reference")
+MISSING = object()
 
 
-def _suffixes(path: Path) -> list[str]:
-    return [s for s in path.suffixes if s != ".gz"]
+def _suffix(path: Path) -> str:
+    suffixes = [s for s in path.suffixes if s != ".gz"]
+    return suffixes[-1] if suffixes else ""
 
 
-class _Rows:
-    """Accumulates the needed columns of a long table, row by row."""
+def loads(line: bytes | str) -> Any:
+    """Parse one JSON document fast; NaN and Infinity (non-standard) become float NaN/inf."""
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return json.loads(line, parse_constant=float)  # raises for truly malformed text
 
-    def __init__(self, columns: Columns, unit: str = "line") -> None:
-        self.columns = columns
-        self.unit = unit
-        self.ids: list[object] = []
-        self.scores: list[object] = []
-        self.runs: list[object] | None = [] if columns.run else None
-        self.clusters: list[object] | None = [] if columns.cluster else None
-        self.lines: list[int] = []
 
-    def add(self, line: int, item: object, score: object, run: object, cluster: object) -> None:
-        self.lines.append(line)
-        self.ids.append(item)
-        self.scores.append(score)
-        if self.runs is not None:
-            self.runs.append(run)
-        if self.clusters is not None:
-            self.clusters.append(cluster)
+@dataclass(slots=True)
+class RecordMapper:
+    """Turns records (rows) into observations, for the columns the user chose or we found."""
 
-    def table(self, source: str) -> ScoreTable:
-        scores = np.empty(len(self.scores), dtype=object)
-        scores[:] = self.scores
-        return table_from_long(
-            self.ids,
-            scores,
-            runs=self.runs,
-            clusters=self.clusters,
-            source=source,
-            fields={
-                "id": self.columns.id,
-                "score": self.columns.score,
-                "run": self.columns.run or "run",
-                "cluster": self.columns.cluster or "cluster",
-            },
-            row_names=_RowNames(self.lines, self.unit),
-            notes=self.columns.detected,
+    get: Callable[[Any, str], Any]
+    """``get(record, column)``: the value, or raise KeyError."""
+    parse_score: Callable[[Any], Any]
+    """Turns a raw score cell into a number (CSV text); JSON values pass unchanged."""
+    id: str
+    score: str | None
+    prediction: str | None
+    answer: str | None
+    run: str | None
+    cluster: str | None
+    key: str | None
+    task: str | None
+    where: tuple[tuple[str, str], ...]
+    null_predictions: int = 0
+
+    @classmethod
+    def build(
+        cls,
+        available: Sequence[str],
+        options: ReadOptions,
+        *,
+        source: str,
+        get: Callable[[Any, str], Any],
+        out: Collector,
+        parse_score: Callable[[Any], Any] = lambda value: value,
+    ) -> RecordMapper:
+        """Resolve and check the columns against those the file has."""
+        prediction, answer = options.prediction_column, options.answer_column
+        if (prediction is None) != (answer is None):
+            raise DataError(
+                "prediction_column and answer_column go together (score = prediction == "
+                "answer); give both, or a score column instead."
+            )
+        detected: list[str] = []
+        if prediction is None and options.score_column is None:
+            pred = [c for c in PREDICTION_NAMES if c in available]
+            gold = [c for c in ANSWER_NAMES if c in available]
+            scores = [c for c in ("score", "correct", "is_correct", "acc") if c in available]
+            if not scores and len(pred) == 1 and len(gold) == 1:
+                prediction, answer = pred[0], gold[0]
+                detected.append(f"score = {prediction!r} == {answer!r}")
+        if prediction is not None:
+            options = _with(options, score_column=prediction)  # satisfies the score check
+        columns = resolve_columns(available, options, source=source)
+        for name in (
+            answer,
+            options.key_column,
+            options.task_column,
+            *(w for w, _ in options.where),
+        ):
+            if name is not None and name not in available:
+                raise FormatError(
+                    f"{source}: no column {name!r}; available columns: "
+                    f"{', '.join(map(repr, available))}."
+                )
+        out.names.update(
+            {"id": columns.id, "score": prediction or columns.score}
+            | ({"run": columns.run} if columns.run else {})
+            | ({"cluster": columns.cluster} if columns.cluster else {})
+        )
+        used = {columns.id, columns.score, prediction, columns.run}
+        out.offer(
+            clusters=[c for c in available if c not in used],
+            keys=[c for c in available if c not in used],
+        )
+        notes = list(columns.detected)
+        if detected:
+            notes.append(
+                f"{source}: detected {', '.join(detected)}; a missing prediction is wrong."
+            )
+        out.notes.extend(notes)
+        return cls(
+            get=get,
+            parse_score=parse_score,
+            id=columns.id,
+            score=None if prediction is not None else columns.score,
+            prediction=prediction,
+            answer=answer,
+            run=columns.run,
+            cluster=columns.cluster,
+            key=options.key_column or answer,
+            task=options.task_column,
+            where=options.where,
         )
 
+    def feed(self, record: Any, position: object, out: Collector) -> None:
+        """Add one record's observation (or report it as bad)."""
+        get = self.get
+        try:
+            for column, wanted in self.where:
+                if str(get(record, column)) != wanted:
+                    return
+            item = get(record, self.id)
+            if self.prediction is not None and self.answer is not None:
+                gold = get(record, self.answer)
+                if gold is None:
+                    out.bad(position, f"field {self.answer!r} (the answer) is null.")
+                    return
+                predicted = get(record, self.prediction)
+                if predicted is None:
+                    self.null_predictions += 1
+                score: object = float(predicted is not None and predicted == gold)
+            else:
+                column = self.score or ""
+                score = self.parse_score(get(record, column))
+                if score is None:
+                    out.bad(
+                        position,
+                        f"field {column!r} is null or empty; every row needs a score (score "
+                        "missing answers explicitly, e.g. as 0).",
+                    )
+                    return
+                if isinstance(score, bool):
+                    score = float(score)
+            out.add(
+                "" if self.task is None else str(get(record, self.task)),
+                item,
+                score,
+                position=position,
+                run=None if self.run is None else get(record, self.run),
+                cluster=None if self.cluster is None else get(record, self.cluster),
+                key=None if self.key is None else get(record, self.key),
+            )
+        except KeyError as exc:
+            out.bad(position, f"no field {exc.args[0]!r}; every row needs it.")
 
-class _RowNames(Sequence[str]):
-    """Row names for messages ('line 17', 'record 3'), computed on demand."""
-
-    def __init__(self, lines: list[int], unit: str) -> None:
-        self._lines = lines
-        self._unit = unit
-
-    def __len__(self) -> int:
-        return len(self._lines)
-
-    def __getitem__(self, i: int) -> str:  # type: ignore[override]  # no slicing needed
-        return f"{self._unit} {self._lines[i]}"
+    def finish(self, source: str, out: Collector) -> None:
+        if self.null_predictions:
+            out.notes.append(
+                f"{source}: {self.null_predictions} record(s) have no prediction "
+                f"({self.prediction!r} is null): scored as wrong."
+            )
 
 
-def _parse_number(text: str, *, source: str, line: int, column: str) -> object:
-    """A CSV score: a number, or true/false; anything else is kept for the error message."""
+def _with(options: ReadOptions, **changes: Any) -> ReadOptions:
+    from dataclasses import replace
+
+    return replace(options, **changes)
+
+
+# --- CSV / TSV ---------------------------------------------------------------------------
+
+
+def _parse_cell(text: str | None) -> object:
+    """A CSV score cell: a number, true/false, empty (missing) or the text itself."""
+    if text is None or text.strip() == "":
+        return None
     if text in _TRUE:
         return 1.0
     if text in _FALSE:
@@ -97,22 +216,18 @@ def _parse_number(text: str, *, source: str, line: int, column: str) -> object:
     try:
         return float(text)
     except ValueError:
-        if text.strip() == "":
-            raise FormatError(
-                f"{source}: line {line}: column {column!r} is empty; every row needs a score."
-            ) from None
         return text
 
 
 class _CsvReader:
     name = "csv"
 
-    def sniff(self, path: Path) -> bool:
-        return bool(_suffixes(path)) and _suffixes(path)[-1] in (".csv", ".tsv")
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return _suffix(path) in (".csv", ".tsv")
 
-    def read(self, path: Path, options: ReadOptions) -> Mapping[str, ScoreTable]:
+    def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         source = str(path)
-        delimiter = "\t" if _suffixes(path)[-1:] == [".tsv"] else ","
+        delimiter = "\t" if _suffix(path) == ".tsv" else ","
         with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
             reader = csv.reader(f, delimiter=delimiter, strict=True)
             try:
@@ -121,37 +236,40 @@ class _CsvReader:
                 raise FormatError(f"{source}: the file is empty (no header line).") from None
             except (csv.Error, UnicodeDecodeError) as exc:
                 raise FormatError(f"{source}: line 1: {_reason(exc)}") from None
-            columns = resolve_columns(header, options, source=source)
             index = {name: i for i, name in enumerate(header)}
-            want = [index[columns.id], index[columns.score]]
-            run_i = index[columns.run] if columns.run else None
-            cluster_i = index[columns.cluster] if columns.cluster else None
-            rows = _Rows(columns)
+
+            def get(row: Sequence[str], column: str) -> Any:
+                return row[index[column]] or None
+
+            mapper = RecordMapper.build(
+                header, options, source=source, get=get, out=out, parse_score=_parse_cell
+            )
             line = 1
+            count = 0
             try:
-                for record in reader:
+                for row in reader:
                     line = reader.line_num
-                    if not record:
+                    if not row:
                         continue
-                    if len(record) != len(header):
-                        raise FormatError(
-                            f"{source}: line {line} has {len(record)} fields but the header has "
-                            f"{len(header)}; is the line truncated or a delimiter unquoted?"
+                    if len(row) != len(header):
+                        out.bad(
+                            f"line {line}",
+                            f"has {len(row)} fields but the header has {len(header)}; is the "
+                            "line truncated or a delimiter unquoted?",
                         )
-                    rows.add(
-                        line,
-                        record[want[0]],
-                        _parse_number(
-                            record[want[1]], source=source, line=line, column=columns.score
-                        ),
-                        None if run_i is None else record[run_i],
-                        None if cluster_i is None else record[cluster_i],
-                    )
+                        continue
+                    mapper.feed(row, f"line {line}", out)
+                    count += 1
             except (csv.Error, UnicodeDecodeError) as exc:
                 raise FormatError(f"{source}: line {line + 1}: {_reason(exc)}") from None
-        if not rows.ids:
+        if not count:
             raise FormatError(f"{source}: the file has a header but no rows.")
-        return {stem(path): rows.table(source)}
+        mapper.finish(source, out)
+
+
+def binary(text: Any) -> Any:
+    """The binary stream under a text stream from :func:`open_text` (fast parsing of bytes)."""
+    return text.buffer
 
 
 def _reason(exc: Exception) -> str:
@@ -160,62 +278,7 @@ def _reason(exc: Exception) -> str:
     return f"malformed CSV ({exc})."
 
 
-def field(record: Mapping[str, Any], name: str) -> Any:
-    """``record[name]``, following dots into nested objects; KeyError when absent."""
-    if name in record:
-        return record[name]
-    value: Any = record
-    for part in name.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            raise KeyError(name)
-        value = value[part]
-    return value
-
-
-def _json_score(value: Any, *, source: str, where: str, column: str) -> object:
-    if value is None:
-        raise FormatError(
-            f"{source}: {where}: field {column!r} is null; every row needs a score "
-            "(score missing answers explicitly, e.g. as 0)."
-        )
-    if isinstance(value, bool):
-        return float(value)
-    return value
-
-
-def _records_to_table(
-    records: Iterator[tuple[int, Mapping[str, Any]]],
-    options: ReadOptions,
-    *,
-    source: str,
-    unit: str,
-) -> ScoreTable:
-    rows: _Rows | None = None
-    for position, record in records:
-        where = f"{unit} {position}"
-        if not isinstance(record, Mapping):
-            raise FormatError(
-                f"{source}: {where} is a JSON {type(record).__name__}, not an object; each "
-                "row must be an object with the id and score fields."
-            )
-        if rows is None:
-            rows = _Rows(resolve_columns(_flat_keys(record), options, source=source), unit)
-        c = rows.columns
-        try:
-            rows.add(
-                position,
-                field(record, c.id),
-                _json_score(field(record, c.score), source=source, where=where, column=c.score),
-                field(record, c.run) if c.run else None,
-                field(record, c.cluster) if c.cluster else None,
-            )
-        except KeyError as exc:
-            raise FormatError(
-                f"{source}: {where} has no field {exc.args[0]!r}; every row needs it."
-            ) from None
-    if rows is None:
-        raise FormatError(f"{source}: the file has no records.")
-    return rows.table(source)
+# --- JSON records ------------------------------------------------------------------------
 
 
 def _flat_keys(record: Mapping[str, Any], prefix: str = "") -> list[str]:
@@ -227,88 +290,165 @@ def _flat_keys(record: Mapping[str, Any], prefix: str = "") -> list[str]:
     return keys
 
 
+def feed_records(
+    records: Iterator[tuple[Any, Any]], options: ReadOptions, *, source: str, out: Collector
+) -> None:
+    """Map JSON records to observations; the first record fixes the columns."""
+    mapper: RecordMapper | None = None
+    for position, record in records:
+        if not isinstance(record, Mapping):
+            out.bad(
+                position,
+                f"is a JSON {type(record).__name__}, not an object; each row must be an object "
+                "with the id and score fields.",
+            )
+            continue
+        if mapper is None:
+            mapper = RecordMapper.build(
+                _flat_keys(record), options, source=source, get=nested, out=out
+            )
+        mapper.feed(record, position, out)
+    if mapper is None:
+        raise FormatError(f"{source}: the file has no records.")
+    mapper.finish(source, out)
+
+
 class _JsonlReader:
     name = "jsonl"
 
-    def sniff(self, path: Path) -> bool:
-        return bool(_suffixes(path)) and _suffixes(path)[-1] in (".jsonl", ".ndjson")
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return _suffix(path) in (".jsonl", ".ndjson")
 
-    def read(self, path: Path, options: ReadOptions) -> Mapping[str, ScoreTable]:
+    def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         source = str(path)
         with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
-            table = _records_to_table(
-                _jsonl_records(f, source), options, source=source, unit="line"
-            )
-        return {stem(path): table}
+            feed_records(jsonl_records(binary(f), out), options, source=source, out=out)
 
 
-def _jsonl_records(lines: Any, source: str) -> Iterator[tuple[int, Any]]:
-    number = 0
-    try:
-        for number, text in enumerate(lines, start=1):
-            if not text.strip():
-                continue
-            try:
-                yield number, json.loads(text, parse_constant=_reject_constant)
-            except json.JSONDecodeError as exc:
-                raise FormatError(
-                    f"{source}: line {number}: not valid JSON ({exc.msg} at column {exc.colno}); "
-                    "is the line truncated?"
-                ) from None
-    except UnicodeDecodeError:
-        raise FormatError(
-            f"{source}: line {number + 1}: not valid UTF-8 text; re-save the file as UTF-8."
-        ) from None
-
-
-def _reject_constant(name: str) -> float:
-    """JSON has no NaN or Infinity; keep them as NaN so validation names the item."""
-    return math.nan
+def jsonl_records(lines: Any, out: Collector) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed)`` per non-blank line; malformed lines go to ``out.bad``."""
+    for number, raw in enumerate(lines, start=1):
+        try:
+            yield number, loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            if not raw.strip():
+                continue  # a blank line (checked only here: free for every other line)
+            if isinstance(exc, UnicodeDecodeError):
+                out.bad(number, "not valid UTF-8 text; re-save the file as UTF-8.")
+            else:
+                out.bad(
+                    number,
+                    f"not valid JSON ({exc.msg} at column {exc.colno}); is the line truncated?",
+                )
 
 
 class _JsonReader:
     name = "json"
 
-    def sniff(self, path: Path) -> bool:
-        return bool(_suffixes(path)) and _suffixes(path)[-1] == ".json"
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return _suffix(path) == ".json" or (_suffix(path) == ".zip" and head.startswith(b"PK"))
 
-    def read(self, path: Path, options: ReadOptions) -> Mapping[str, ScoreTable]:
+    def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         source = str(path)
-        with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
-            try:
-                document = json.load(f, parse_constant=_reject_constant)
-            except json.JSONDecodeError as exc:
-                raise FormatError(
-                    f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column "
-                    f"{exc.colno})."
-                ) from None
-            except UnicodeDecodeError:
-                raise FormatError(f"{source}: not valid UTF-8 text; re-save it as UTF-8.") from None
+        if _suffix(path) == ".zip":
+            name, data = read_zip_member(path, options.max_decompressed_bytes)
+            source = f"{path}:{name}"
+        else:
+            with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
+                data = binary(f).read()
+        try:
+            document = loads(data)
+        except json.JSONDecodeError as exc:
+            raise FormatError(
+                f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})."
+            ) from None
+        except UnicodeDecodeError:
+            raise FormatError(f"{source}: not valid UTF-8 text; re-save it as UTF-8.") from None
         if isinstance(document, list):
-            records = ((i, r) for i, r in enumerate(document, start=1))
-            table = _records_to_table(records, options, source=source, unit="record")
+            records = ((f"record {i}", r) for i, r in enumerate(document, start=1))
+            feed_records(records, options, source=source, out=out)
         elif (
             isinstance(document, dict)
             and document
             and all(not isinstance(v, Mapping) for v in document.values())
         ):
-            table = table_from_mapping(document, source=source)
+            _feed_mapping(document, out)
         else:
             raise FormatError(
                 f"{source}: expected a JSON list of records or an object {{item_id: score}}; "
                 f"got a JSON {type(document).__name__}"
-                + (" of objects (a harness log? pass --format)." if document else " that is empty.")
+                + (
+                    " of objects (a harness log? pass --input-format)."
+                    if document
+                    else " that is empty."
+                )
             )
-        return {stem(path): table}
+
+
+def _feed_mapping(document: Mapping[str, Any], out: Collector) -> None:
+    """``{item_id: score}`` or ``{item_id: [run scores]}`` (a lone score is run 0)."""
+    runs = any(isinstance(value, list) for value in document.values())
+    for item, value in document.items():
+        if isinstance(value, list):
+            if not value:
+                out.bad(f"key {item!r}", "is an empty list of run scores.")
+            for run, score in enumerate(value):
+                out.add("", item, _bool(score), position=f"key {item!r}", run=run)
+        else:
+            out.add("", item, _bool(value), position=f"key {item!r}", run=0 if runs else None)
+
+
+def _bool(value: object) -> object:
+    return float(value) if isinstance(value, bool) else value
+
+
+def read_zip_member(
+    path: Path, limit: int, suffixes: tuple[str, ...] = (".json", ".jsonl")
+) -> tuple[str, bytes]:
+    """The one JSON member of a zip archive, read in memory with a decompression cap."""
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise FormatError(f"{path}: not a readable zip archive ({exc}).") from None
+    with archive:
+        members = [i for i in archive.infolist() if not i.is_dir()]
+        json_members = [i for i in members if i.filename.endswith(suffixes)]
+        if len(json_members) != 1:
+            names = ", ".join(i.filename for i in members[:5]) or "none"
+            raise FormatError(
+                f"{path}: expected one JSON file in the archive, found {len(json_members)} "
+                f"(members: {names})."
+            )
+        return json_members[0].filename, read_member(archive, json_members[0], limit, path)
+
+
+def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, path: Path) -> bytes:
+    """A zip member's bytes, refusing more than ``limit`` decompressed bytes (declared or real)."""
+    if info.file_size > limit:
+        raise FormatError(
+            f"{path}: member {info.filename!r} declares {info.file_size:,} bytes, more than the "
+            f"{limit:,}-byte cap; refusing to decompress it (a corrupt or malicious archive?)."
+        )
+    with archive.open(info) as member:
+        data = member.read(limit + 1)
+    if len(data) > limit:
+        raise FormatError(
+            f"{path}: member {info.filename!r} expands to more than {limit:,} bytes; refusing "
+            "to read further (a corrupt or malicious archive?)."
+        )
+    return data
+
+
+# --- Parquet -----------------------------------------------------------------------------
 
 
 class _ParquetReader:
     name = "parquet"
 
-    def sniff(self, path: Path) -> bool:
+    def sniff(self, path: Path, head: bytes) -> bool:
         return path.suffix == ".parquet"
 
-    def read(self, path: Path, options: ReadOptions) -> Mapping[str, ScoreTable]:
+    def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         source = str(path)
         try:
             import pyarrow.parquet as pq
@@ -321,25 +461,34 @@ class _ParquetReader:
             schema = pq.read_schema(path)
         except Exception as exc:  # pyarrow raises several types for corrupt files
             raise FormatError(f"{source}: not a readable Parquet file ({exc}).") from None
-        columns = resolve_columns(list(schema.names), options, source=source)
-        names = [c for c in (columns.id, columns.score, columns.run, columns.cluster) if c]
-        data = pq.read_table(path, columns=names)
-        rows = _Rows(columns, "row")
-        get = {name: data.column(name).to_pylist() for name in names}
-        score_name = columns.score
-        scores = get[score_name]
-        nulls = [i for i, v in enumerate(scores) if v is None]
-        if nulls:
-            raise FormatError(
-                f"{source}: column {score_name!r} is null in {len(nulls)} row(s) (rows "
-                f"{', '.join(str(i + 1) for i in nulls[:3])}); every row needs a score."
+        names = list(schema.names)
+        columns: dict[str, list[Any]] = {}
+
+        def get(row: int, column: str) -> Any:
+            if column not in columns:
+                columns[column] = table.column(column).to_pylist()
+            return columns[column][row]
+
+        mapper = RecordMapper.build(names, options, source=source, get=get, out=out)
+        wanted = [
+            c
+            for c in (
+                mapper.id,
+                mapper.score,
+                mapper.prediction,
+                mapper.answer,
+                mapper.run,
+                mapper.cluster,
+                mapper.key,
+                mapper.task,
+                *(w for w, _ in mapper.where),
             )
-        rows.ids = get[columns.id]
-        rows.scores = [float(v) if isinstance(v, bool) else v for v in scores]
-        rows.runs = get[columns.run] if columns.run else None
-        rows.clusters = get[columns.cluster] if columns.cluster else None
-        rows.lines = list(range(1, len(rows.ids) + 1))
-        return {stem(path): rows.table(source)}
+            if c is not None
+        ]
+        table = pq.read_table(path, columns=list(dict.fromkeys(wanted)))
+        for row in range(table.num_rows):
+            mapper.feed(row, f"row {row + 1}", out)
+        mapper.finish(source, out)
 
 
 CSV = _CsvReader()

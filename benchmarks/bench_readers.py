@@ -1,0 +1,130 @@
+"""Parse rate of harness logs, beside a plain ``json.loads``-per-line loop in the same run.
+
+Target: evalsig reads lm-evaluation-harness samples (and Inspect AI ``.eval`` logs) at least
+as fast as the bare loop, with memory that does not grow with the text in the file.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import zipfile
+from pathlib import Path
+
+from _util import best_time, mb, peak_memory, row
+from evalsig.data import load
+
+N_DOCS = 50_000
+PADDING = "The quick brown fox jumps over the lazy dog. " * 40  # responses are long text
+
+
+def _lm_eval_file(folder: Path) -> Path:
+    path = folder / "samples_arc_easy_2026-01-01T00-00-00.000000.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(N_DOCS):
+            record = {
+                "doc_id": i,
+                "doc": {"question": f"Question {i}?", "choices": ["a", "b", "c", "d"]},
+                "target": i % 4,
+                "arguments": [[f"Question {i}?\nAnswer:", f" {c}"] for c in "abcd"],
+                "resps": [[[str(-1.5 - j), "False"]] for j in range(4)],
+                "filtered_resps": [[str(-1.5 - j), "False"] for j in range(4)],
+                "filter": "none",
+                "metrics": ["acc", "acc_norm"],
+                "doc_hash": f"{i:064x}",
+                "prompt_hash": f"{i:064x}",
+                "target_hash": f"{i:064x}",
+                "acc": float(i % 3 == 0),
+                "acc_norm": float(i % 2 == 0),
+                "response_text": PADDING,
+            }
+            f.write(json.dumps(record) + "\n")
+    return path
+
+
+def _inspect_log(folder: Path) -> Path:
+    path = folder / "log.eval"
+    header = {"version": 2, "status": "success", "eval": {"task": "arc", "model": "m"}}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("header.json", json.dumps(header))
+        for i in range(N_DOCS // 5):
+            sample = {
+                "id": i, "epoch": 1, "input": f"Question {i}?", "target": "A",
+                "messages": [{"role": "assistant", "content": PADDING}],
+                "output": {"completion": PADDING}, "scores": {"choice": {"value": "C"}},
+                "metadata": {"subject": f"s{i % 10}"},
+            }  # fmt: skip
+            z.writestr(f"samples/{i}_epoch_1.json", json.dumps(sample))
+    return path
+
+
+def _plain_loop(path: Path) -> int:
+    n = 0
+    with path.open("rb") as f:
+        for line in f:
+            json.loads(line)
+            n += 1
+    return n
+
+
+def _plain_zip_loop(path: Path) -> int:
+    n = 0
+    with zipfile.ZipFile(path) as z:
+        for name in z.namelist():
+            json.loads(z.read(name))
+            n += 1
+    return n
+
+
+def main() -> dict[str, float]:
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        samples = _lm_eval_file(folder)
+        size = samples.stat().st_size
+        print(f"lm-evaluation-harness samples: {N_DOCS:,} documents, {mb(size)}")
+        ours, table = best_time(lambda: load(samples, metric="acc"), 3)
+        plain, _ = best_time(lambda: _plain_loop(samples), 3)
+        peak, _ = peak_memory(lambda: load(samples, metric="acc"))
+        for label, seconds in (
+            ("evalsig.load(metric='acc')", ours),
+            ("json.loads per line", plain),
+        ):
+            print(
+                row(
+                    label,
+                    seconds,
+                    f"{size / 2**20 / seconds:,.0f} MB/s, {N_DOCS / seconds:,.0f} rows/s",
+                )
+            )
+        print(
+            f"  -> {plain / ours:.2f}x the plain loop (target >= 1); peak memory {mb(peak)} "
+            f"for a {mb(size)} file; {table.n_items:,} items read"
+        )
+        out["lm_eval_ratio"] = plain / ours
+        out["lm_eval_peak_over_size"] = peak / size
+        log = _inspect_log(folder)
+        try:
+            load(log, format="inspect")
+        except Exception as exc:  # the Inspect reader may be absent from older builds
+            print(f"  (Inspect AI reader unavailable: {exc})")
+            return out
+        raw = sum(i.file_size for i in zipfile.ZipFile(log).infolist())
+        print(f"Inspect AI .eval log: {N_DOCS // 5:,} samples, {mb(raw)} uncompressed")
+        ours, _ = best_time(lambda: load(log), 3)
+        plain, _ = best_time(lambda: _plain_zip_loop(log), 3)
+        for label, seconds in (("evalsig.load()", ours), ("json.loads per member", plain)):
+            print(
+                row(
+                    label,
+                    seconds,
+                    f"{raw / 2**20 / seconds:,.0f} MB/s, {N_DOCS // 5 / seconds:,.0f} samples/s",
+                )
+            )
+        print(f"  -> {plain / ours:.2f}x the plain loop (target >= 1)")
+        out["inspect_ratio"] = plain / ours
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""``evalsig inspect FILE...``: what evalsig sees in result files, before comparing them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.data import Description, describe
+
+__all__ = ["inspect_command"]
+
+
+@app.command("inspect")
+def inspect_command(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Result files or directories, one model each.")
+    ],
+    input_format: Annotated[
+        str, typer.Option("--input-format", help="Input format, or auto to detect it.")
+    ] = "auto",
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="Output format.")
+    ] = OutputFormat.text,
+) -> None:
+    """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems."""
+    with data_errors():
+        found = [(path, describe(path, format=input_format, skip_bad_lines=True)) for path in paths]
+    if output_format is OutputFormat.json:
+        payload = [{"path": str(p), **asdict(d)} for p, d in found]
+        typer.echo(json.dumps(payload, indent=2, allow_nan=False))
+        return
+    console = Console(highlight=False, soft_wrap=True)
+    for path, description in found:
+        if output_format is OutputFormat.markdown:
+            typer.echo(_markdown(path, description))
+        else:
+            _print(console, path, description)
+
+
+def _print(console: Console, path: Path, d: Description) -> None:
+    console.print(f"{path}  [{', '.join(d.formats)}]", style="bold", markup=False)
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("task", "items", "runs", "metrics", "filters", "scores", "missing"):
+        table.add_column(column)
+    for t in d.tasks:
+        runs = f"{t.runs[0]}" if t.runs[0] == t.runs[1] else f"{t.runs[0]}-{t.runs[1]}"
+        table.add_row(
+            t.name or "(all rows)",
+            f"{t.n_items:,}",
+            runs,
+            ", ".join(t.metrics),
+            ", ".join(t.filters) or "-",
+            "0/1" if t.binary else "continuous",
+            f"{t.n_missing:,}",
+        )
+    console.print(table)
+    if d.cluster_fields:
+        console.print(f"  cluster fields: {', '.join(d.cluster_fields)}", markup=False)
+    if d.key_fields:
+        console.print(f"  content keys:   {', '.join(d.key_fields)}", markup=False)
+    if d.skipped:
+        console.print(f"  {d.skipped} malformed record(s), e.g.:", style="red", markup=False)
+        for problem in d.problems:
+            console.print(f"   - {problem}", markup=False)
+    for note in d.notes:
+        console.print(f"  note: {note}", markup=False)
+    console.print()
+
+
+def _markdown(path: Path, d: Description) -> str:
+    from evalsig.report.comparison import _md
+
+    lines = [
+        f"**{_md(str(path))}** ({_md(', '.join(d.formats))})",
+        "",
+        "| task | items | runs | metrics | filters | missing |",
+        "|---|---|---|---|---|---|",
+    ]
+    for t in d.tasks:
+        lines.append(
+            f"| {_md(t.name or '(all rows)')} | {t.n_items} | {t.runs[0]}-{t.runs[1]} | "
+            f"{_md(', '.join(t.metrics))} | {_md(', '.join(t.filters) or '-')} | {t.n_missing} |"
+        )
+    lines += [f"- {_md(p)}" for p in d.problems] + [f"- {_md(n)}" for n in d.notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,295 @@
+"""What every reader produces: observations, collected column by column, then selected.
+
+A reader parses its format and calls :meth:`Collector.add` once per scored observation:
+task, item, run, metric (and lm-eval's filter), value, optional cluster label and content
+key. Selection is shared: the task, metric and filter are taken from the options or, when
+the file leaves no doubt, from the data; when several are possible the error lists them
+instead of guessing. The same observations also describe a file for ``evalsig inspect``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evalsig.data.build import table_from_long
+from evalsig.data.readers.base import ReadOptions
+from evalsig.data.table import ScoreTable
+from evalsig.errors import DataError, FormatError, examples
+
+__all__ = ["Collector", "Description", "TaskDescription"]
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDescription:
+    """What one task of a file holds."""
+
+    name: str
+    n_items: int
+    n_observations: int
+    runs: tuple[int, int]
+    """Fewest and most runs per item."""
+    metrics: tuple[str, ...]
+    filters: tuple[str, ...]
+    binary: bool
+    n_missing: int
+    """Observations whose value is null, NaN or not a number."""
+
+
+@dataclass(frozen=True, slots=True)
+class Description:
+    """What evalsig sees in one or more files of one model."""
+
+    sources: tuple[str, ...]
+    formats: tuple[str, ...]
+    tasks: tuple[TaskDescription, ...]
+    cluster_fields: tuple[str, ...]
+    key_fields: tuple[str, ...]
+    skipped: int
+    """Malformed records skipped (describe() reads with skip_bad_lines)."""
+    problems: tuple[str, ...]
+    """Where and why the first malformed records were skipped."""
+    notes: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Collector:
+    """Accumulates observations from one or more files of one model."""
+
+    options: ReadOptions
+    sources: list[str] = field(default_factory=list)
+    formats: list[str] = field(default_factory=list)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    """One tuple per observation: task, item, value, metric, filter, run, cluster, key,
+    file number, position (in that order: see :meth:`add`)."""
+    cluster_fields: set[str] = field(default_factory=set)
+    key_fields: set[str] = field(default_factory=set)
+    skipped: list[tuple[int, object, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    """How messages name the fields: keys 'id', 'score', 'run', 'cluster' (set by readers)."""
+    _file: int = -1
+
+    def start_file(self, source: str, format: str) -> None:
+        """Begin a new file: observations that follow are its runs."""
+        self.sources.append(source)
+        self.formats.append(format)
+        self._file = len(self.sources) - 1
+
+    def add(
+        self,
+        task: str,
+        item: object,
+        value: object,
+        *,
+        position: object,
+        metric: str = "score",
+        filter: str | None = None,
+        run: object = None,
+        cluster: object = None,
+        key: object = None,
+    ) -> None:
+        """One scored observation; ``position`` names where it came from: a line number
+        (an int) or a phrase such as 'record 3' or "member 'samples/1_epoch_1.json'"."""
+        self.rows.append(
+            (task, item, value, metric, filter, run, cluster, key, self._file, position)
+        )
+
+    def offer(self, *, clusters: Iterable[str] = (), keys: Iterable[str] = ()) -> None:
+        """Fields the file could use as cluster labels or content keys (for inspect)."""
+        self.cluster_fields.update(clusters)
+        self.key_fields.update(keys)
+
+    @property
+    def file_number(self) -> int:
+        """The number of the file being read (the ``FILE`` field of its rows)."""
+        return self._file
+
+    def bad(self, position: object, reason: str) -> None:
+        """A malformed record: an error, or counted and skipped with ``skip_bad_lines``."""
+        if not self.options.skip_bad_lines:
+            raise FormatError(f"{self.sources[self._file]}: {_position(position)}: {reason}")
+        self.skipped.append((self._file, position, reason))
+
+    # --- selection -------------------------------------------------------------------------
+
+    def _describe_where(self, file_no: int, position: object) -> str:
+        prefix = f"{self.sources[file_no]}: " if len(self.sources) > 1 else ""
+        return f"{prefix}{_position(position)}"
+
+    def _source(self) -> str:
+        return self.sources[0] if len(self.sources) == 1 else f"{len(self.sources)} files"
+
+    def _choose(self, what: str, flag: str, given: str | None, present: Counter[str]) -> str:
+        if given is not None:
+            if given not in present:
+                raise DataError(
+                    f"{self._source()}: no {what} {given!r}; choose one of "
+                    f"{', '.join(map(repr, sorted(present)))}."
+                )
+            return given
+        if len(present) == 1:
+            return next(iter(present))
+        raise DataError(
+            f"{self._source()}: several {what}s ({', '.join(map(repr, sorted(present)))}); "
+            f"choose one with {flag}."
+        )
+
+    def task_names(self) -> list[str]:
+        return list(dict.fromkeys(row[TASK] for row in self.rows))
+
+    def tables(self) -> dict[str, ScoreTable]:
+        """One table per task, for the chosen metric and filter."""
+        if not self.rows:
+            raise FormatError(f"{self._source()}: no scored records found.")
+        options = self.options
+        names = self.task_names()
+        if options.task is not None:
+            if options.task not in names:
+                raise DataError(
+                    f"{self._source()}: no task {options.task!r}; tasks: "
+                    f"{', '.join(map(repr, names))}."
+                )
+            names = [options.task]
+        by_task: dict[str, list[tuple[Any, ...]]] = {name: [] for name in names}
+        for row in self.rows:
+            group = by_task.get(row[TASK])
+            if group is not None:
+                group.append(row)
+        return {name: self._table(rows, name) for name, rows in by_task.items()}
+
+    def _table(self, rows: list[tuple[Any, ...]], task: str) -> ScoreTable:
+        metrics = Counter(row[METRIC] for row in rows)
+        metric = self._choose("metric", "--metric / metric=", self.options.metric, metrics)
+        rows = [row for row in rows if row[METRIC] == metric]
+        filters = Counter(row[FILTER] for row in rows if row[FILTER] is not None)
+        if filters:
+            chosen = self._choose("filter", "--filter / filter=", self.options.filter, filters)
+            rows = [row for row in rows if row[FILTER] == chosen]
+        if self.options.cluster_column is not None and all(row[CLUSTER] is None for row in rows):
+            offered = ", ".join(map(repr, sorted(self.cluster_fields))) or "none"
+            raise DataError(
+                f"{self._source()}: no cluster field {self.options.cluster_column!r} in task "
+                f"{task!r}; fields that could be clusters: {offered}."
+            )
+        several_files = len({row[FILE] for row in rows}) > 1
+        runs = [_run_label(row, several_files) for row in rows]
+        source = self._source() + (f" (task {task!r})" if task else "")
+        notes = list(self.notes)
+        if filters:
+            notes.append(f"{source}: metric {metric!r}, filter {chosen!r}.")
+        elif len(metrics) > 1 or metric != "score":
+            notes.append(f"{source}: metric {metric!r}.")
+        if self.skipped:
+            shown = examples(self._describe_where(f, p) for f, p, _ in self.skipped)
+            notes.append(
+                f"{source}: skipped {len(self.skipped)} malformed record(s) ({shown}) "
+                "because skip_bad_lines was set."
+            )
+        keys = [row[KEY] for row in rows]
+        return table_from_long(
+            [row[ITEM] for row in rows],
+            np.fromiter((row[VALUE] for row in rows), dtype=object, count=len(rows)),
+            runs=runs if any(r is not None for r in runs) else None,
+            clusters=[row[CLUSTER] for row in rows]
+            if self.options.cluster_column is not None
+            else None,
+            keys=keys if any(k is not None for k in keys) else None,
+            source=source,
+            fields={"id": "item id", "score": metric, "run": "run", "cluster": "cluster"}
+            | self.names,
+            row_names=_Positions(self, rows),
+            notes=tuple(notes),
+        )
+
+    # --- description ----------------------------------------------------------------------
+
+    def describe(self) -> Description:
+        """Tasks, metrics, filters, items and runs found, without choosing any."""
+        described = []
+        for name in self.task_names():
+            rows = [row for row in self.rows if row[TASK] == name]
+            per_item: Counter[tuple[object, str, str | None]] = Counter(
+                (row[ITEM], row[METRIC], row[FILTER]) for row in rows
+            )
+            counts = list(per_item.values()) or [0]
+            values = [row[VALUE] for row in rows]
+            described.append(
+                TaskDescription(
+                    name=name,
+                    n_items=len({row[ITEM] for row in rows}),
+                    n_observations=len(rows),
+                    runs=(min(counts), max(counts)),
+                    metrics=tuple(sorted({row[METRIC] for row in rows})),
+                    filters=tuple(sorted({row[FILTER] for row in rows} - {None})),
+                    binary=all(v in (0, 1, True, False) for v in values),
+                    n_missing=sum(not _finite_number(v) for v in values),
+                )
+            )
+        return Description(
+            sources=tuple(self.sources),
+            formats=tuple(dict.fromkeys(self.formats)),
+            tasks=tuple(described),
+            cluster_fields=tuple(sorted(self.cluster_fields)),
+            key_fields=tuple(sorted(self.key_fields)),
+            skipped=len(self.skipped),
+            problems=tuple(
+                f"{self._describe_where(f, p)}: {reason}" for f, p, reason in self.skipped[:5]
+            ),
+            notes=tuple(self.notes),
+        )
+
+
+TASK, ITEM, VALUE, METRIC, FILTER, RUN, CLUSTER, KEY, FILE, POSITION = range(10)
+"""Fields of a row of :attr:`Collector.rows` (readers on a hot path may append rows)."""
+
+
+def _position(position: object) -> str:
+    return f"line {position}" if isinstance(position, int) else str(position)
+
+
+def _run_label(row: tuple[Any, ...], several_files: bool) -> object:
+    """The run of an observation; with several files, the file number comes first."""
+    run = row[RUN]
+    if not several_files:
+        return run
+    return f"{row[FILE]}" if run is None else f"{row[FILE]}/{run}"
+
+
+class _Positions(Sequence[str]):
+    """Where each selected observation came from, formatted only when a message needs it."""
+
+    def __init__(self, collector: Collector, rows: list[tuple[Any, ...]]) -> None:
+        self._collector = collector
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]  # no slicing needed
+        row = self._rows[i]
+        return self._collector._describe_where(row[FILE], row[POSITION])
+
+
+def _finite_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and value == value and abs(value) != float("inf")
+
+
+def _values(values: Iterable[object]) -> np.ndarray:
+    return np.fromiter(values, dtype=object)
+
+
+def nested(record: Mapping[str, Any], path: str) -> Any:
+    """``record[path]``, following dots into nested objects; KeyError when absent."""
+    if path in record:
+        return record[path]
+    value: Any = record
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            raise KeyError(path)
+        value = value[part]
+    return value

@@ -1,0 +1,177 @@
+"""lm-evaluation-harness samples: real fixture, generated logs, choices, runs, keys, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import evalsig
+from evalsig.data import describe, load, load_tasks
+from evalsig.errors import AlignmentError, DataError, FormatError
+
+FIXTURE = "harness_fixtures/every_eval_ever/tests/data/lm_eval"
+DATE = "2026-01-21T03-44-18.458309"
+
+
+def _sample(doc_id: int, **fields: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "doc_id": doc_id,
+        "doc": {"question": f"q{doc_id}", "subject": f"s{doc_id % 3}"},
+        "target": "A",
+        "arguments": [["prompt", " A"]],
+        "resps": [[["-1.0", "False"]]],
+        "filtered_resps": [["-1.0", "False"]],
+        "filter": "none",
+        "metrics": ["acc", "acc_norm"],
+        "doc_hash": f"hash{doc_id}",
+        "prompt_hash": "p",
+        "target_hash": "t",
+        "acc": float(doc_id % 2),
+        "acc_norm": float(doc_id % 3 == 0),
+    }
+    record.update(fields)
+    return record
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def test_real_fixture(shared_data: Path) -> None:
+    folder = shared_data / FIXTURE
+    table = load(folder)
+    assert (table.n_items, table.n_runs, table.binary) == (10, 1, True)
+    assert table.mean == 0.0  # exact_match,none = 0.0 in the results file
+    assert table.keys is not None
+    assert table.keys[0] == "7193b975fe3f4bf6159e1031c2f9c6ac8ee72053be21c4cdc5cc87b55924c050"
+    assert any("holds 10 documents but" in n and "reports 5000 evaluated" in n for n in table.notes)
+    d = describe(folder)
+    assert d.formats == ("lm-eval",)
+    (task,) = d.tasks
+    assert (task.name, task.metrics, task.filters) == (
+        "math_perturbed_full",
+        ("exact_match",),
+        ("none",),
+    )
+    assert "doc.level" in d.cluster_fields
+    assert d.key_fields == ("doc_hash", "target", "target_hash")
+
+
+def test_results_file_alone_is_refused(shared_data: Path) -> None:
+    with pytest.raises(
+        FormatError, match=r"holds aggregate scores only.*--log_samples.*samples_math"
+    ):
+        load(shared_data / FIXTURE / f"results_{DATE}.json")
+
+
+def test_metric_and_filter_choices(tmp_path: Path) -> None:
+    records = [_sample(i) for i in range(6)] + [
+        _sample(i, filter="strict-match", acc=1.0) for i in range(6)
+    ]
+    path = _write(tmp_path / f"samples_arc_{DATE}.jsonl", records)
+    with pytest.raises(
+        DataError, match=r"several metrics \('acc', 'acc_norm'\); choose one with --metric"
+    ):
+        load(path)
+    with pytest.raises(
+        DataError, match=r"several filters \('none', 'strict-match'\); choose one with --filter"
+    ):
+        load(path, metric="acc")
+    table = load(path, metric="acc", filter="strict-match")
+    assert table.mean == 1.0
+    assert load(path, metric="acc_norm", filter="none").mean == pytest.approx(2 / 6)
+    with pytest.raises(DataError, match=r"no metric 'f1'; choose one of 'acc', 'acc_norm'"):
+        load(path, metric="f1")
+
+
+def test_older_logs_without_metric_list(tmp_path: Path) -> None:
+    records = [_sample(i) for i in range(4)]
+    for r in records:
+        del r["metrics"], r["filter"]
+    table = load(_write(tmp_path / "samples_arc.jsonl", records), metric="acc")
+    assert table.mean == 0.5
+
+
+def test_directory_of_tasks_and_repeated_runs(tmp_path: Path) -> None:
+    _write(tmp_path / f"samples_arc_{DATE}.jsonl", [_sample(i) for i in range(4)])
+    _write(
+        tmp_path / "samples_arc_2026-01-22T10-00-00.000001.jsonl",
+        [_sample(i, acc=1.0) for i in range(4)],
+    )
+    _write(tmp_path / f"samples_hellaswag_{DATE}.jsonl", [_sample(i) for i in range(5)])
+    tables = load_tasks(tmp_path, metric="acc")
+    assert sorted(tables) == ["arc", "hellaswag"]
+    assert tables["arc"].n_runs == 2  # two samples files of one task: two runs
+    assert tables["arc"].mean == pytest.approx(0.75)
+    assert tables["hellaswag"].n_runs == 1
+    with pytest.raises(
+        DataError, match=r"holds 2 tasks \('arc', 'hellaswag'\); choose one with task="
+    ):
+        load(tmp_path, metric="acc")
+    assert load(tmp_path, metric="acc", task="hellaswag").n_items == 5
+
+
+def test_corpus_metrics_are_explained(tmp_path: Path) -> None:
+    records = [_sample(i, metrics=["bleu"], bleu=[["ref"], "pred"]) for i in range(3)]
+    with pytest.raises(DataError, match=r"metric 'bleu' is not a per-document number.*statistic="):
+        load(_write(tmp_path / "samples_wmt.jsonl", records))
+    mixed = [_sample(i, metrics=["acc", "bleu"], bleu=[["ref"], "pred"]) for i in range(3)]
+    table = load(_write(tmp_path / "samples_mix.jsonl", mixed))
+    assert any("bleu hold corpus-level data" in n for n in table.notes)
+
+
+def test_clusters_from_the_document(tmp_path: Path) -> None:
+    path = _write(tmp_path / "samples_mmlu.jsonl", [_sample(i) for i in range(9)])
+    table = load(path, metric="acc", cluster_column="subject")
+    assert sorted(set(table.clusters)) == ["s0", "s1", "s2"]  # type: ignore[arg-type]
+    assert load(path, metric="acc", cluster_column="doc.subject").clusters is not None
+
+
+def test_bad_lines(tmp_path: Path) -> None:
+    text = "\n".join([json.dumps(_sample(0)), '{"doc_id": 1, "doc": {', json.dumps({"x": 1})])
+    path = tmp_path / "samples_arc.jsonl"
+    path.write_text(text + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=r"samples_arc.jsonl: line 2: not valid JSON"):
+        load(path, metric="acc")
+    table = load(path, metric="acc", skip_bad_lines=True)
+    assert table.n_items == 1
+    assert any("skipped 2 malformed record(s) (" in n for n in table.notes)
+
+
+def test_content_keys_catch_different_datasets(tmp_path: Path) -> None:
+    a = _write(tmp_path / "samples_arc_a.jsonl", [_sample(i) for i in range(6)])
+    b = _write(
+        tmp_path / "samples_arc_b.jsonl",
+        [_sample(i, doc_hash=f"hash{i}" if i < 4 else "new", acc=1.0) for i in range(6)],
+    )
+    with pytest.raises(
+        AlignmentError, match=r"2 item\(s\) have a different content key .*'4': 'hash4' vs 'new'"
+    ):
+        evalsig.compare(load(a, metric="acc"), load(b, metric="acc"))
+    r = evalsig.compare(load(a, metric="acc"), load(b, metric="acc"), on_mismatch="exclude")
+    assert (r.n_items, r.n_mismatched) == (4, 2)
+    kept = evalsig.compare(load(a, metric="acc"), load(b, metric="acc"), on_mismatch="keep")
+    assert (kept.n_items, kept.n_mismatched) == (6, 2)
+    assert any("compared anyway" in n for n in kept.notes)
+
+
+def test_end_to_end_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalsig.cli import app
+
+    a = _write(tmp_path / "samples_arc_a.jsonl", [_sample(i) for i in range(40)])
+    b = _write(
+        tmp_path / "samples_arc_b.jsonl",
+        [_sample(i, acc=float(i % 2 or i % 4 == 0)) for i in range(40)],
+    )
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "--metric", "acc"])
+    assert result.exit_code == 0, result.output
+    assert "+25.00 pp" in result.stdout
+    ambiguous = CliRunner().invoke(app, ["compare", str(a), str(b)])
+    assert ambiguous.exit_code == 1
+    assert "several metrics ('acc', 'acc_norm'); choose one with --metric" in ambiguous.stderr
