@@ -16,7 +16,10 @@ from pathlib import Path
 from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
 from evalsig.data.readers.base import Reader, ReadOptions
 from evalsig.data.readers.collect import Collector, Description, TaskDescription
+from evalsig.data.readers.helm import HELM
+from evalsig.data.readers.inspect_ai import INSPECT
 from evalsig.data.readers.lm_eval import LM_EVAL
+from evalsig.data.readers.openai_evals import OPENAI_EVALS
 from evalsig.data.readers.tabular import CSV, JSON, JSONL, PARQUET
 from evalsig.data.table import ScoreTable
 from evalsig.errors import FormatError
@@ -54,7 +57,7 @@ def register(reader: Reader, *, first: bool = False) -> Reader:
     return reader
 
 
-for _reader in (LM_EVAL, ALPACA_EVAL, CSV, JSONL, JSON, PARQUET):
+for _reader in (LM_EVAL, INSPECT, HELM, OPENAI_EVALS, ALPACA_EVAL, CSV, JSONL, JSON, PARQUET):
     register(_reader)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import json
-import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from evalsig.data.readers.archive import read_zip_member
 from evalsig.data.readers.base import ReadOptions, open_text, resolve_columns
 from evalsig.data.readers.collect import Collector, nested
 from evalsig.errors import DataError, FormatError
@@ -34,8 +34,6 @@ __all__ = [
     "feed_records",
     "jsonl_records",
     "loads",
-    "read_member",
-    "read_zip_member",
 ]
 
 _TRUE = {"true", "True", "TRUE"}
@@ -400,43 +398,6 @@ def _feed_mapping(document: Mapping[str, Any], out: Collector) -> None:
 
 def _bool(value: object) -> object:
     return float(value) if isinstance(value, bool) else value
-
-
-def read_zip_member(
-    path: Path, limit: int, suffixes: tuple[str, ...] = (".json", ".jsonl")
-) -> tuple[str, bytes]:
-    """The one JSON member of a zip archive, read in memory with a decompression cap."""
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise FormatError(f"{path}: not a readable zip archive ({exc}).") from None
-    with archive:
-        members = [i for i in archive.infolist() if not i.is_dir()]
-        json_members = [i for i in members if i.filename.endswith(suffixes)]
-        if len(json_members) != 1:
-            names = ", ".join(i.filename for i in members[:5]) or "none"
-            raise FormatError(
-                f"{path}: expected one JSON file in the archive, found {len(json_members)} "
-                f"(members: {names})."
-            )
-        return json_members[0].filename, read_member(archive, json_members[0], limit, path)
-
-
-def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, path: Path) -> bytes:
-    """A zip member's bytes, refusing more than ``limit`` decompressed bytes (declared or real)."""
-    if info.file_size > limit:
-        raise FormatError(
-            f"{path}: member {info.filename!r} declares {info.file_size:,} bytes, more than the "
-            f"{limit:,}-byte cap; refusing to decompress it (a corrupt or malicious archive?)."
-        )
-    with archive.open(info) as member:
-        data = member.read(limit + 1)
-    if len(data) > limit:
-        raise FormatError(
-            f"{path}: member {info.filename!r} expands to more than {limit:,} bytes; refusing "
-            "to read further (a corrupt or malicious archive?)."
-        )
-    return data
 
 
 # --- Parquet -----------------------------------------------------------------------------

@@ -1,0 +1,366 @@
+"""Inspect AI evaluation logs: ``.eval`` archives and ``.json`` logs (no ``inspect_ai`` needed).
+
+A ``.eval`` log is a zip archive: ``header.json`` (``version``, ``status``, ``eval`` with the
+task, model and config, ``plan``, ``results``, ``stats``), one ``samples/<id>_epoch_<n>.json``
+per sample and epoch, ``reductions.json`` (scores reduced over epochs), ``summaries.json``
+and a ``_journal/`` (an unfinished log has ``_journal/start.json`` but no header). A
+``.json`` log is one object with the same fields and the samples inline.
+
+Read here: task = ``eval.task``; item = sample ``id`` (as a string); run = ``epoch`` (the
+epoch reductions are ignored); metric = scorer name (a key of the sample's ``scores``);
+content key = ``target`` (a list of targets as JSON text); cluster = a ``metadata`` field
+(dots reach into nested objects). Values are mapped as Inspect's ``value_to_float`` maps
+them: ``"C"`` 1, ``"I"`` 0, ``"P"`` 0.5, ``"N"`` 0; numbers as they are, booleans 1 / 0;
+``"yes"`` / ``"true"`` 1 and ``"no"`` / ``"false"`` 0 in any case; a string holding a
+finite number as that number. Where Inspect would warn and count 0 (a dict or list from a
+multi-value scorer, another string, null) the record is refused, as are NaN (Inspect's
+mark for a sample its scorer left unscored) and errored, invalidated or unscored samples:
+an error naming the sample, or skipped and counted with ``skip_bad_lines``. Archives are
+read in memory, a member at a time: absolute or ``..`` member paths are refused, and the
+decompressed size is capped per member and in total by ``max_decompressed_bytes``.
+
+References
+----------
+Inspect AI, "Eval Logs", https://inspect.aisi.org.uk/eval-logs.html; in its source
+(UKGovernmentBEIS/inspect_ai), ``value_to_float`` in ``src/inspect_ai/scorer/_metric.py``
+and the ``.eval`` layout in ``src/inspect_ai/log/_recorders/eval.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import reprlib
+import zipfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+import orjson
+
+from evalsig.data.readers.archive import Archive, TooLarge
+from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.collect import Collector, nested
+from evalsig.data.readers.tabular import loads
+from evalsig.errors import FormatError
+
+__all__ = ["INSPECT", "score_value"]
+
+_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_EVAL_KEY = re.compile(rb'"eval"\s*:\s*\{')
+_STATUS_KEY = re.compile(rb'"(?:version"\s*:\s*\d|status"\s*:\s*")')
+_MISSING = object()
+_SKIP = "or pass skip_bad_lines=True (CLI: --skip-bad-lines) to leave it out, counted in the notes"
+_ACCEPTED = (
+    "evalsig accepts one value per scorer and sample: a number, a boolean, Inspect's "
+    "'C'/'I'/'P'/'N' (1, 0, 0.5, 0), 'yes'/'no'/'true'/'false' (any case) or a numeric string"
+)
+
+
+def score_value(value: object) -> float | None:
+    """An Inspect score value as a number, as Inspect's ``value_to_float`` maps it.
+
+    Parameters
+    ----------
+    value : object
+        The ``value`` of a sample's score, as parsed from JSON.
+
+    Returns
+    -------
+    float or None
+        The number; None where Inspect would warn and return 0 (a dict, a list, null or
+        any other string), and for NaN (Inspect's unscored mark) and infinite values.
+
+    Examples
+    --------
+    >>> [score_value(v) for v in ("C", "I", "P", "N", True, 3, "Yes", "false", " 0.25")]
+    [1.0, 0.0, 0.5, 0.0, 1.0, 3.0, 1.0, 0.0, 0.25]
+    >>> score_value({"a": 1}) is None, score_value("maybe") is None
+    (True, True)
+    """
+    if isinstance(value, str):
+        if value in _LETTERS:
+            return _LETTERS[value]
+        if value.lower() in _WORDS:
+            return _WORDS[value.lower()]
+    elif not isinstance(value, (bool, int, float)):
+        return None
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _refusal(scorer: str, raw: object) -> str:
+    if raw is _MISSING:
+        what = "no 'value'"
+    elif isinstance(raw, dict):
+        what = f"a dict of values {reprlib.repr(raw)} (a multi-value scorer)"
+    elif isinstance(raw, list):
+        what = f"a list of values {reprlib.repr(raw)}"
+    elif isinstance(raw, float) and math.isnan(raw):
+        what = "NaN, Inspect's mark for a sample the scorer left unscored"
+    else:
+        what = f"{reprlib.repr(raw)}, which is not a score"
+    return f"scorer {scorer!r} gave {what}; {_ACCEPTED}. Fix the scorer, {_SKIP}."
+
+
+def _leaves(metadata: Mapping[str, Any]) -> Iterator[str]:
+    """Metadata field names, nested objects flattened with dots ('nested.foo')."""
+    stack: list[tuple[str, Mapping[str, Any]]] = [("", metadata)]
+    while stack:
+        prefix, record = stack.pop()
+        for key, value in record.items():
+            if isinstance(value, Mapping) and value:
+                stack.append((f"{prefix}{key}.", value))
+            else:
+                yield prefix + str(key)
+
+
+def _lookup(metadata: Mapping[str, Any], path: str) -> object:
+    """A metadata field, by its dotted path (an optional 'metadata.' prefix is allowed)."""
+    for candidate in dict.fromkeys((path, path.removeprefix("metadata."))):
+        try:
+            return nested(metadata, candidate)
+        except KeyError:
+            continue
+    return None
+
+
+def _content_key(target: object) -> str | None:
+    """The target as text: a string as it is, a list of strings as JSON (one: the string)."""
+    if isinstance(target, str):
+        return target
+    if isinstance(target, list) and all(isinstance(t, str) for t in target):
+        return target[0] if len(target) == 1 else orjson.dumps(target).decode()
+    return None
+
+
+def _first_line(error: object) -> str:
+    message = error.get("message") if isinstance(error, Mapping) else error
+    lines = str(message).strip().splitlines() or [""]
+    return reprlib.repr(lines[0])
+
+
+@dataclass(slots=True)
+class _Log:
+    """One log's header, and the samples fed to the collector."""
+
+    source: str
+    task: str
+    status: str
+    """'' for a finished log, else " (the log's status is 'error')"."""
+    legacy_scorer: str
+    options: ReadOptions
+    out: Collector
+
+    @classmethod
+    def start(
+        cls, header: object, source: str, options: ReadOptions, out: Collector, *, reduced: bool
+    ) -> _Log:
+        spec = header.get("eval") if isinstance(header, dict) else None
+        task = spec.get("task") if isinstance(spec, dict) else None
+        if not isinstance(header, dict) or not isinstance(task, str):
+            raise FormatError(
+                f"{source}: not an Inspect log: expected a JSON object whose 'eval' object "
+                "names the task ('eval.task')."
+            )
+        status = str(header.get("status") or "started")
+        if status != "success":
+            error = header.get("error")
+            why = f" (error: {_first_line(error)})" if error else ""
+            out.notes.append(
+                f"{source}: the log's status is {status!r}, not 'success'{why}; only the "
+                "samples it logged were read."
+            )
+        if reduced:
+            out.notes.append(
+                f"{source}: read each epoch's scores as a run; the log's epoch reductions "
+                "were ignored."
+            )
+        try:  # names the scorer of logs written before samples had 'scores'
+            legacy = str(header["results"]["scores"][0]["name"])
+        except (KeyError, IndexError, TypeError):
+            legacy = "score"
+        out.offer(keys=["target"])
+        out.names.update({"id": "id", "run": "epoch"})
+        if options.cluster_column is not None:
+            out.names["cluster"] = f"metadata.{options.cluster_column.removeprefix('metadata.')}"
+        unfinished = "" if status == "success" else f" (the log's status is {status!r})"
+        return cls(source, task, unfinished, legacy, options, out)
+
+    def no_samples(self) -> FormatError:
+        return FormatError(
+            f"{self.source}: the log holds no samples{self.status}; evalsig needs per-sample "
+            "scores (was it written with --no-log-samples, or did the run stop before any "
+            "sample finished?)."
+        )
+
+    def feed(self, sample: object, where: str) -> None:
+        """Add one sample's scores (one observation per scorer), or report it as bad."""
+        out = self.out
+        if not isinstance(sample, dict):
+            out.bad(where, f"is a JSON {type(sample).__name__}, not an Inspect sample object.")
+            return
+        item, epoch, metadata = sample.get("id"), sample.get("epoch"), sample.get("metadata")
+        if type(item) not in (int, str) or item == "" or type(epoch) is not int:
+            out.bad(where, f"needs an 'id' and an 'epoch'; got {item!r} and {epoch!r}.")
+            return
+        position = f"sample {item!r} (epoch {epoch})"
+        metadata = metadata if isinstance(metadata, dict) else {}
+        out.offer(clusters=_leaves(metadata))
+        scores = self._scores(sample, position)
+        if scores is None:
+            return
+        column = self.options.cluster_column
+        cluster = None if column is None else _lookup(metadata, column)
+        key = _content_key(sample.get("target"))
+        wanted = self.options.metric
+        for scorer, score in scores.items():
+            raw = score.get("value", _MISSING) if isinstance(score, dict) else _MISSING
+            value = score_value(raw)
+            if value is None:
+                if wanted is None or scorer == wanted:  # another scorer's values are unused
+                    out.bad(position, _refusal(scorer, raw))
+                continue
+            out.add(
+                self.task,
+                str(item),
+                value,
+                position=position,
+                metric=scorer,
+                run=epoch,
+                cluster=cluster,
+                key=key,
+            )
+
+    def _scores(self, sample: dict[str, Any], position: str) -> dict[str, Any] | None:
+        out = self.out
+        invalidation = sample.get("invalidation")
+        scores = sample.get("scores")
+        if scores is None and "score" in sample:  # logs written before 'scores' (one scorer)
+            scores = {self.legacy_scorer: sample["score"]}
+        if sample.get("error"):
+            reason = f"errored ({_first_line(sample['error'])}) and was not scored; re-run it"
+        elif invalidation:
+            why = invalidation.get("reason") if isinstance(invalidation, dict) else None
+            reason = f"was invalidated{f' ({why!r})' if why else ''}; re-run it"
+        elif not scores:
+            reason = f"has no scores{self.status}; score the log (inspect score)"
+        elif not isinstance(scores, dict):
+            reason = f"has 'scores' that are a JSON {type(scores).__name__}, not an object"
+        else:
+            return scores
+        out.bad(position, f"{reason}, {_SKIP}.")
+        return None
+
+
+@dataclass(slots=True)
+class _Members:
+    """JSON members of an archive, with a cap on the total bytes expanded."""
+
+    archive: Archive
+    cap: int
+    used: int = 0
+
+    def json(self, info: zipfile.ZipInfo) -> Any:
+        name, path = info.filename, self.archive.path
+        # A member over the cap on its own is reported as such; otherwise the total counts.
+        limit = self.cap if info.file_size > self.cap else self.cap - self.used
+        try:
+            data = self.archive.read(info, limit)
+        except TooLarge:
+            if limit == self.cap:
+                raise
+            raise FormatError(
+                f"{path}: member {name!r} would take the archive's decompressed size past "
+                f"the {self.cap:,}-byte cap ({self.used:,} bytes read before it); refusing to "
+                "read further (a corrupt or malicious archive?). If the log is genuine, raise "
+                "ReadOptions.max_decompressed_bytes."
+            ) from None
+        self.used += len(data)
+        try:
+            return loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise FormatError(f"{path}: member {name!r} is not valid JSON ({exc}).") from None
+
+
+def _sample_order(name: str) -> tuple[int, str]:
+    """Inspect's sample order (epoch, then id, numeric ids by value) from a member name."""
+    item, _, epoch = name.removeprefix("samples/").removesuffix(".json").rpartition("_epoch_")
+    return (int(epoch) if epoch.isdigit() else 0, item.zfill(20) if item.isdigit() else item)
+
+
+def _read_eval(path: Path, options: ReadOptions, out: Collector) -> None:
+    source = str(path)
+    try:
+        archive = Archive.open(path)
+    except FormatError as exc:
+        if "unsafe path" in str(exc):
+            raise
+        raise FormatError(
+            f"{source}: not a readable .eval log: the zip archive is truncated or corrupt."
+        ) from exc
+    with archive:
+        members = archive.members
+        reader = _Members(archive, options.max_decompressed_bytes)
+        header_name = "header.json" if "header.json" in members else "_journal/start.json"
+        if header_name not in members:
+            raise FormatError(
+                f"{source}: no header.json or _journal/start.json in the archive; not an "
+                "Inspect .eval log."
+            )
+        header = reader.json(members[header_name])
+        log = _Log.start(header, source, options, out, reduced="reductions.json" in members)
+        names = sorted(
+            (n for n in members if n.startswith("samples/") and n.endswith(".json")),
+            key=_sample_order,
+        )
+        if not names:
+            raise log.no_samples()
+        for name in names:
+            log.feed(reader.json(members[name]), name)
+
+
+def _read_json(path: Path, options: ReadOptions, out: Collector) -> None:
+    source = str(path)
+    with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as text:
+        data = cast(TextIO, text).buffer.read()
+    try:
+        document = loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise FormatError(f"{source}: not valid JSON ({exc}); is the log truncated?") from None
+    reduced = isinstance(document, dict) and bool(document.get("reductions"))
+    log = _Log.start(document, source, options, out, reduced=reduced)
+    samples = document.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise log.no_samples()
+    for number, sample in enumerate(samples):
+        log.feed(sample, f"samples[{number}]")
+
+
+class _InspectReader:
+    """Inspect AI logs; see the module docstring for what is read and how."""
+
+    name = "inspect"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        if path.suffix == ".eval":
+            return head.startswith(_ZIP_MAGIC)
+        if path.suffix != ".json":
+            return False
+        opens = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+        return opens and bool(_EVAL_KEY.search(head)) and bool(_STATUS_KEY.search(head))
+
+    def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
+        if path.suffix == ".eval":
+            _read_eval(path, options, out)
+        else:
+            _read_json(path, options, out)
+
+
+INSPECT = _InspectReader()
