@@ -187,3 +187,23 @@ class TestGenericRecords:
         assert {k: v.n_items for k, v in tables.items()} == {"a": 2, "b": 1}
         with pytest.raises(DataError, match=r"holds 2 tasks \('a', 'b'\)"):
             load(frame, task_column="task")
+
+
+def test_wide_tables_have_a_column_per_run(tmp_path: Path) -> None:
+    path = tmp_path / "wide.csv"
+    path.write_text(
+        "item,seed_1,seed_2,seed_3,subject\nq1,1,0,1,a\nq2,0,0,,b\nq3,1,1,1,a\n", encoding="utf-8"
+    )
+    t = load(path, score_column="seed_*", cluster_column="subject")
+    assert (t.n_items, t.n_runs) == (3, 3)
+    assert t.counts.tolist() == [3, 2, 3]  # q2 lacks seed_3: a ragged run, noted
+    assert t.means.tolist() == pytest.approx([2 / 3, 0.0, 1.0])
+    assert any("1 empty cell(s) in the score columns" in n for n in t.notes)
+    same = load(path, score_column="seed_1, seed_2")
+    assert same.n_runs == 2
+    with pytest.raises(FormatError, match="no column matches 'run_\\*'"):
+        load(path, score_column="run_*")
+    with pytest.raises(DataError, match="runs of a wide table, so there is no run column"):
+        load(path, score_column="seed_*", run_column="subject")
+    frame = pd.DataFrame({"item": ["a", "b"], "m1": [0.5, 0.7], "m2": [0.4, 0.9]})
+    assert load(frame, score_column="m1,m2").n_runs == 2

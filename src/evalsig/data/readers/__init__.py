@@ -16,6 +16,7 @@ from pathlib import Path
 from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
 from evalsig.data.readers.base import Reader, ReadOptions
 from evalsig.data.readers.collect import Collector, Description, TaskDescription
+from evalsig.data.readers.every_eval_ever import EVERY_EVAL_EVER
 from evalsig.data.readers.helm import HELM
 from evalsig.data.readers.inspect_ai import INSPECT
 from evalsig.data.readers.lm_eval import LM_EVAL
@@ -57,7 +58,9 @@ def register(reader: Reader, *, first: bool = False) -> Reader:
     return reader
 
 
-for _reader in (LM_EVAL, INSPECT, HELM, OPENAI_EVALS, ALPACA_EVAL, CSV, JSONL, JSON, PARQUET):
+for _reader in (
+    LM_EVAL, INSPECT, HELM, OPENAI_EVALS, EVERY_EVAL_EVER, ALPACA_EVAL, CSV, JSONL, JSON, PARQUET,
+):  # fmt: skip
     register(_reader)
 
 

@@ -11,6 +11,7 @@ is read in memory with a cap on its decompressed size.
 from __future__ import annotations
 
 import csv
+import fnmatch
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -73,7 +74,10 @@ class RecordMapper:
     key: str | None
     task: str | None
     where: tuple[tuple[str, str], ...]
+    wide: tuple[str, ...] = ()
+    """Score columns of a wide table, one per run (empty: one score column)."""
     null_predictions: int = 0
+    empty_cells: int = 0
 
     @classmethod
     def build(
@@ -103,6 +107,14 @@ class RecordMapper:
                 detected.append(f"score = {prediction!r} == {answer!r}")
         if prediction is not None:
             options = _with(options, score_column=prediction)  # satisfies the score check
+        wide = _wide_columns(options.score_column, available, source)
+        if wide:
+            if options.run_column is not None:
+                raise DataError(
+                    f"{source}: score columns {', '.join(wide)} are runs of a wide table, so "
+                    "there is no run column; drop run_column (--run)."
+                )
+            options = _with(options, score_column=wide[0])
         columns = resolve_columns(available, options, source=source)
         for name in (
             answer,
@@ -143,6 +155,7 @@ class RecordMapper:
             key=options.key_column or answer,
             task=options.task_column,
             where=options.where,
+            wide=wide,
         )
 
     def feed(self, record: Any, position: object, out: Collector) -> None:
@@ -153,6 +166,9 @@ class RecordMapper:
                 if str(get(record, column)) != wanted:
                     return
             item = get(record, self.id)
+            if self.wide:
+                self._feed_wide(record, item, position, out)
+                return
             if self.prediction is not None and self.answer is not None:
                 gold = get(record, self.answer)
                 if gold is None:
@@ -186,12 +202,45 @@ class RecordMapper:
         except KeyError as exc:
             out.bad(position, f"no field {exc.args[0]!r}; every row needs it.")
 
+    def _feed_wide(self, record: Any, item: object, position: object, out: Collector) -> None:
+        """One observation per score column (run); an empty cell is a run without the item."""
+        get = self.get
+        task = "" if self.task is None else str(get(record, self.task))
+        cluster = None if self.cluster is None else get(record, self.cluster)
+        key = None if self.key is None else get(record, self.key)
+        for column in self.wide:
+            score = self.parse_score(get(record, column))
+            if score is None:
+                self.empty_cells += 1
+                continue
+            score = float(score) if isinstance(score, bool) else score
+            out.add(task, item, score, position=position, run=column, cluster=cluster, key=key)
+
     def finish(self, source: str, out: Collector) -> None:
+        if self.empty_cells:
+            out.notes.append(
+                f"{source}: {self.empty_cells} empty cell(s) in the score columns: those runs "
+                "lack those items (ragged runs; per-item means use the runs present)."
+            )
         if self.null_predictions:
             out.notes.append(
                 f"{source}: {self.null_predictions} record(s) have no prediction "
                 f"({self.prediction!r} is null): scored as wrong."
             )
+
+
+def _wide_columns(given: str | None, available: Sequence[str], source: str) -> tuple[str, ...]:
+    """Several score columns (a wide table): a comma-separated list or a glob pattern."""
+    if given is None or given in available or not any(c in given for c in ",*?["):
+        return ()
+    patterns = [p.strip() for p in given.split(",") if p.strip()]
+    found = [c for c in available if any(fnmatch.fnmatchcase(c, p) for p in patterns)]
+    if not found:
+        raise FormatError(
+            f"{source}: no column matches {given!r} (the score columns); available columns: "
+            f"{', '.join(map(repr, available))}."
+        )
+    return tuple(found)
 
 
 def _with(options: ReadOptions, **changes: Any) -> ReadOptions:

@@ -1,0 +1,90 @@
+"""Every Eval Ever instance-level JSONL (``instance_level_eval.schema.json``).
+
+A shared format that converters produce from Inspect AI, HELM and lm-evaluation-harness
+logs: one JSON object per evaluated sample with ``evaluation_name``, ``model_id``,
+``sample_id``, ``sample_hash`` (a hash of input and references, to check that two models
+saw the same sample), ``evaluation.score`` (a number) and ``evaluation.is_correct`` (a
+boolean), and string ``metadata``.
+
+Read here: task = ``evaluation_name``; item = ``sample_id``; metric ``score`` or
+``is_correct`` (the schema has both; choose with ``metric=`` when they are both present);
+content key = ``sample_hash``; clusters from a ``metadata`` field. A file holding several
+models needs ``where={"model_id": ...}``.
+
+Reference: evaleval/every_eval_ever, ``instance_level_eval.schema.json`` (version 0.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.collect import Collector
+from evalsig.data.readers.tabular import binary, jsonl_records
+from evalsig.errors import DataError
+
+__all__ = ["EVERY_EVAL_EVER"]
+
+
+class _EveryEvalEverReader:
+    name = "every-eval-ever"
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return (
+            any(s in (".jsonl", ".ndjson") for s in path.suffixes)
+            and b'"evaluation_id"' in head
+            and b'"sample_id"' in head
+            and b'"interaction_type"' in head
+        )
+
+    def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
+        wanted = dict(options.where)
+        out.names.update({"id": "sample_id"})
+        out.offer(keys=["sample_hash"])
+        models: set[str] = set()
+        with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
+            for position, record in jsonl_records(binary(f), out):
+                if type(record) is not dict:
+                    out.bad(position, "is not a JSON object.")
+                    continue
+                if any(str(record.get(k)) != v for k, v in wanted.items()):
+                    continue
+                models.add(str(record.get("model_id")))
+                self._add(record, position, options, out)
+        if len(models) > 1 and "model_id" not in wanted:
+            raise DataError(
+                f"{path}: holds samples of {len(models)} models "
+                f"({', '.join(sorted(models)[:5])}); choose one with where={{'model_id': ...}} "
+                "(CLI: --where model_id=NAME)."
+            )
+
+    def _add(
+        self, record: dict[str, Any], position: int, options: ReadOptions, out: Collector
+    ) -> None:
+        evaluation = record.get("evaluation")
+        item = record.get("sample_id")
+        if not isinstance(evaluation, Mapping) or not isinstance(item, (str, int)):
+            out.bad(position, "needs 'sample_id' and an 'evaluation' object.")
+            return
+        metadata = record.get("metadata")
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        out.offer(clusters=metadata.keys())
+        cluster = None
+        if options.cluster_column is not None:
+            cluster = metadata.get(options.cluster_column.removeprefix("metadata."))
+        task = str(record.get("evaluation_name", ""))
+        key = record.get("sample_hash")
+        added = False
+        for metric in ("score", "is_correct"):
+            value = evaluation.get(metric)
+            if isinstance(value, (int, float)):  # a bool is 0/1
+                out.add(task, item, float(value), position=position, metric=metric,
+                        cluster=cluster, key=key)  # fmt: skip
+                added = True
+        if not added:
+            out.bad(position, "'evaluation' has neither a numeric 'score' nor 'is_correct'.")
+
+
+EVERY_EVAL_EVER = _EveryEvalEverReader()
