@@ -14,6 +14,8 @@ import scipy
 import bench_bootstrap
 import bench_compare_large
 import bench_continuous
+import bench_multiplicity
+import bench_readers
 import evalsig
 
 
@@ -22,7 +24,13 @@ def main() -> None:
         f"evalsig {evalsig.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, "
         f"Python {platform.python_version()}, {platform.machine()}\n"
     )
-    for module in (bench_bootstrap, bench_compare_large, bench_continuous):
+    for module in (
+        bench_bootstrap,
+        bench_compare_large,
+        bench_continuous,
+        bench_readers,
+        bench_multiplicity,
+    ):
         module.main()
         print()
 

@@ -6,12 +6,13 @@
 'mcnemar-exact'
 """
 
+__version__ = "0.1.0"  # first: submodules read it while the package initialises
+
 from evalsig.comparison import ComparisonResult, compare
 from evalsig.data import PairedScores, ScoreTable, load, pair
 from evalsig.errors import AlignmentError, DataError, EvalsigError, EvalsigWarning, FormatError
 from evalsig.inference import ConfidenceInterval
-
-__version__ = "0.1.0"
+from evalsig.release import GatePolicy, GateResult, gate
 
 __all__ = [
     "AlignmentError",
@@ -21,10 +22,13 @@ __all__ = [
     "EvalsigError",
     "EvalsigWarning",
     "FormatError",
+    "GatePolicy",
+    "GateResult",
     "PairedScores",
     "ScoreTable",
     "__version__",
     "compare",
+    "gate",
     "load",
     "pair",
 ]

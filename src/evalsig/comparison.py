@@ -29,7 +29,7 @@ from evalsig.inference._permutation import permutation_core
 from evalsig.inference._ttest import paired_t_core
 from evalsig.inference._wilcoxon import wilcoxon_core
 
-__all__ = ["ComparisonResult", "compare"]
+__all__ = ["ComparisonResult", "compare", "compare_paired"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,10 +85,13 @@ class ComparisonResult:
     def confidence_level(self) -> float:
         return self.ci.confidence_level
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """The interval at another confidence level, for the same alternative."""
+    def confidence_interval(
+        self, confidence_level: float = 0.95, *, alternative: Alternative | None = None
+    ) -> ConfidenceInterval:
+        """The interval at another confidence level (and, if given, for another side)."""
         level = check_confidence_level(confidence_level)
-        low, high = self._interval(level, self.alternative)
+        side = self.alternative if alternative is None else check_alternative(alternative)
+        low, high = self._interval(level, side)
         return ConfidenceInterval(low=low, high=high, confidence_level=level)
 
     def significant(self, alpha: float | None = None) -> bool:
@@ -230,10 +233,7 @@ def compare(
     """
     alternative = _resolve_alternative(alternative, one_sided)
     confidence_level = check_confidence_level(confidence_level)
-    if method not in VARIANTS and method != "auto":
-        raise DataError(
-            f"`method` must be 'auto' or one of {', '.join(map(repr, VARIANTS))}; got {method!r}."
-        )
+    _check_method(method)
     named_fields = any(_has_columns(data) for data in (baseline, candidate))
     cluster_column = cluster if isinstance(cluster, str) and named_fields else None
     tables = [
@@ -244,6 +244,35 @@ def compare(
     paired = pair(
         tables[0], tables[1], clusters=cluster_arg, on_missing=on_missing, on_mismatch=on_mismatch
     )
+    return compare_paired(
+        paired,
+        method=method,
+        variant=variant,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+
+
+def compare_paired(
+    paired: PairedScores,
+    /,
+    *,
+    method: Method = "auto",
+    variant: str | None = None,
+    alternative: Alternative = "two-sided",
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+) -> ComparisonResult:
+    """:func:`compare` on scores already aligned by :func:`evalsig.pair`.
+
+    For workflows that need the aligned items too (release gates, leaderboards).
+    """
+    alternative = check_alternative(alternative)
+    confidence_level = check_confidence_level(confidence_level)
+    _check_method(method)
     chosen, reason = _choose(paired, method)
     chosen_variant = _check_variant(chosen, variant)
     test = _run(
@@ -293,6 +322,13 @@ def compare(
         notes=tuple(notes),
         _interval=test._interval,
     )
+
+
+def _check_method(method: object) -> None:
+    if method not in VARIANTS and method != "auto":
+        raise DataError(
+            f"`method` must be 'auto' or one of {', '.join(map(repr, VARIANTS))}; got {method!r}."
+        )
 
 
 def _has_columns(data: object) -> bool:

@@ -1,9 +1,9 @@
-"""The evalsig command line: ``compare``, ``inspect``, ``demo``, ``--version``.
+"""The evalsig command line: ``compare``, ``gate``, ``register``, ``inspect``, ``demo``.
 
 Exit codes: 0 done; 1 a data error (one line on stderr, no traceback); 2 a usage error.
 """
 
-from evalsig.cli import compare, demo, inspect
+from evalsig.cli import compare, demo, gate, inspect
 from evalsig.cli.app import app, main
 
-__all__ = ["app", "compare", "demo", "inspect", "main"]
+__all__ = ["app", "compare", "demo", "gate", "inspect", "main"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -161,6 +161,17 @@ class Collector:
             if group is not None:
                 group.append(row)
         return {name: self._table(rows, name) for name, rows in by_task.items()}
+
+    def select(
+        self, *, task: str, metric: str | None = None, filter: str | None = None
+    ) -> ScoreTable:
+        """One task's table with its own metric and filter (the read is not repeated)."""
+        saved = self.options
+        self.options = replace(saved, task=task, metric=metric, filter=filter)
+        try:
+            return self.tables()[task]
+        finally:
+            self.options = saved
 
     def _table(self, rows: list[tuple[Any, ...]], task: str) -> ScoreTable:
         metrics = Counter(row[METRIC] for row in rows)

@@ -1,0 +1,107 @@
+"""``evalsig register POLICY`` and ``evalsig gate --policy POLICY BASELINE CANDIDATE``.
+
+Exit codes of ``gate``: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 usage error, 4 data error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from evalsig.cli.app import OutputFormat, app
+from evalsig.errors import EvalsigError
+from evalsig.release import GateResult, gate, load_policy, register
+from evalsig.report.gate import as_markdown, as_text
+
+__all__ = ["gate_command", "register_command"]
+
+DATA_ERROR = 4
+
+
+def _fail(exc: EvalsigError, code: int) -> typer.Exit:
+    typer.echo(f"evalsig: error: {' '.join(str(exc).split())}", err=True)
+    return typer.Exit(code)
+
+
+@app.command("register")
+def register_command(
+    policy: Annotated[Path, typer.Argument(help="The gate policy (YAML or JSON).")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Where to write the record.")
+    ] = None,
+) -> None:
+    """Pre-register a gate policy: record its content hash and task family, before results."""
+    try:
+        record, path = register(load_policy(policy), path=output)
+    except EvalsigError as exc:
+        raise _fail(exc, 1) from None
+    typer.echo(
+        f"registered {record.policy_name!r}: {len(record.family)} task(s) "
+        f"({', '.join(record.family)}), digest {record.policy_digest[:12]}, at "
+        f"{record.registered_at}; record written to {path}"
+    )
+
+
+@app.command("gate")
+def gate_command(
+    baseline: Annotated[str, typer.Argument(help="Baseline results: a directory or files.")],
+    candidate: Annotated[str, typer.Argument(help="Candidate results on the same tasks.")],
+    policy: Annotated[Path, typer.Option("--policy", help="The gate policy (YAML or JSON).")],
+    registration: Annotated[
+        Path | None,
+        typer.Option(help="Registration record (default: <policy>.registration.json)."),
+    ] = None,
+    allow_changed_policy: Annotated[
+        bool,
+        typer.Option(help="Run although the policy differs from its registration (reported)."),
+    ] = False,
+    resamples: Annotated[
+        int, typer.Option(min=100, help="Resamples for resampling methods.")
+    ] = 10_000,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="Output format.")
+    ] = OutputFormat.text,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead.")
+    ] = None,
+) -> None:
+    """Decide a release: test every pre-registered task claim, correct, apply the rule."""
+    try:
+        result = gate(
+            baseline,
+            candidate,
+            policy=policy,
+            registration=registration,
+            allow_changed_policy=allow_changed_policy,
+            n_resamples=resamples,
+            rng=seed,
+        )
+    except EvalsigError as exc:
+        raise _fail(exc, DATA_ERROR) from None
+    _render(result, output_format, output)
+    raise typer.Exit(result.exit_code)
+
+
+def _render(result: GateResult, output_format: OutputFormat, output: Path | None) -> None:
+    if output_format is OutputFormat.json:
+        text = json.dumps(result.to_dict(), indent=2, allow_nan=False)
+    elif output_format is OutputFormat.markdown:
+        text = as_markdown(result)
+    else:
+        text = as_text(result)
+    if output is not None:
+        output.write_text(text + "\n", encoding="utf-8")
+        return
+    if output_format is OutputFormat.text:
+        style = {"PASS": "bold green", "FAIL": "bold red", "INCONCLUSIVE": "bold yellow"}
+        console = Console(highlight=False, soft_wrap=True)
+        first, _, rest = text.partition("\n")
+        console.print(first, style=style[result.verdict], markup=False)
+        console.print(rest, markup=False)
+    else:
+        typer.echo(text)

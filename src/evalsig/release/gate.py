@@ -1,0 +1,469 @@
+"""The release gate: every task's claim tested, the family corrected, one decision.
+
+For each task the candidate's improvement (candidate minus baseline; baseline minus
+candidate where lower is better) is compared with a paired test, as :func:`evalsig.compare`
+would choose. The claim "improvement > threshold" (0 for superiority, minus the margin for
+non-inferiority) gets the one-sided p-value that inverts the test's own confidence bound,
+so a claim passes exactly when the (multiplicity-adjusted) bound clears the margin, never
+on the point estimate. The p-values are corrected over the pre-registered family (Holm by
+default, or an FDR procedure), and the policy's rule combines the task verdicts.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy import optimize
+
+from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.comparison import ComparisonResult, compare_paired
+from evalsig.data import PairedScores, ScoreTable, load_tasks, pair
+from evalsig.data.readers import ReadOptions, collect
+from evalsig.data.readers.collect import Collector
+from evalsig.errors import DataError
+from evalsig.inference._common import Alternative
+from evalsig.inference.aggregate import (
+    Dependence,
+    SignTestResult,
+    dependence,
+    sign_test,
+    uncorrected_familywise_error,
+)
+from evalsig.inference.multiplicity import MultipleTestResult, adjust
+from evalsig.inference.simultaneous import romano_wolf
+from evalsig.release.policy import GatePolicy, TaskClaim, load_policy
+from evalsig.release.registration import (
+    Registration,
+    RegistrationCheck,
+    check_registration,
+    read_registration,
+)
+
+__all__ = ["GateResult", "TaskVerdict", "Verdict", "gate"]
+
+Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
+EXIT_CODES: dict[str, int] = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}
+"""Exit codes of ``evalsig gate`` (2: usage error, 4: data error)."""
+
+P_FLOOR = 1e-15
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskVerdict:
+    """One task's claim, its test and its verdict."""
+
+    task: TaskClaim
+    comparison: ComparisonResult
+    """The paired comparison of improvements (one-sided, candidate better)."""
+    pvalue: float
+    """One-sided p-value of ``improvement <= threshold``, by inverting the test's bound."""
+    p_adjusted: float
+    lower_bound: float
+    """Lower confidence bound of the improvement at level 1 - alpha (unadjusted)."""
+    upper_bound: float
+    """Upper confidence bound at level 1 - alpha: below the threshold means FAIL."""
+    verdict: Verdict
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GateResult:
+    """The gate's decision over the family, with everything a reviewer needs to check it."""
+
+    policy: GatePolicy
+    tasks: tuple[TaskVerdict, ...]
+    correction: MultipleTestResult
+    verdict: Verdict
+    reason: str
+    registration: RegistrationCheck
+    sign_test: SignTestResult
+    uncorrected_fwer: float
+    """What an uncorrected reading of the family would risk: 1 - (1 - alpha)^K."""
+    dependence: Dependence | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """0 PASS, 1 FAIL, 3 INCONCLUSIVE."""
+        return EXIT_CODES[self.verdict]
+
+    def task(self, name: str) -> TaskVerdict:
+        for verdict in self.tasks:
+            if verdict.task.name == name:
+                return verdict
+        raise DataError(f"no task {name!r} in this gate; tasks: {', '.join(self.policy.family)}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        nulls: dict[str, str] = {}
+        tasks = []
+        for t in self.tasks:
+            name = t.task.name
+            tasks.append(
+                {
+                    "task": name,
+                    "claim": t.task.claim,
+                    "margin": t.task.margin,
+                    "direction": t.task.direction,
+                    "threshold": t.task.threshold,
+                    "verdict": t.verdict,
+                    "reason": t.reason,
+                    "pvalue": json_safe(t.pvalue, f"{name}.pvalue", nulls, "undefined"),
+                    "p_adjusted": json_safe(t.p_adjusted, f"{name}.p_adjusted", nulls, "undefined"),
+                    "lower_bound": json_safe(
+                        t.lower_bound, f"{name}.lower_bound", nulls, "unbounded"
+                    ),
+                    "upper_bound": json_safe(
+                        t.upper_bound, f"{name}.upper_bound", nulls, "unbounded"
+                    ),
+                    "comparison": t.comparison.to_dict(),
+                }
+            )
+        return {
+            "kind": "gate",
+            "schema_version": SCHEMA_VERSION,
+            "policy": {
+                "name": self.policy.name,
+                "digest": self.policy.digest(),
+                **self.policy.content(),
+            },
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "tasks": tasks,
+            "correction": self.correction.to_dict(),
+            "registration": {
+                "status": self.registration.status,
+                "summary": self.registration.summary(),
+                "added": list(self.registration.added),
+                "dropped": list(self.registration.dropped),
+                "changed_settings": list(self.registration.changed_settings),
+                "overridden": self.registration.overridden,
+            },
+            "sign_test": self.sign_test.to_dict(),
+            "uncorrected_fwer": self.uncorrected_fwer,
+            "dependence": None if self.dependence is None else self.dependence.to_dict(),
+            "notes": list(self.notes),
+            "nulls": nulls,
+        }
+
+    def __str__(self) -> str:
+        from evalsig.report.gate import as_text
+
+        return as_text(self)
+
+    def _repr_html_(self) -> str:
+        from evalsig.report.gate import as_html
+
+        return as_html(self)
+
+
+def gate(
+    baseline: Any,
+    candidate: Any,
+    /,
+    *,
+    policy: GatePolicy | Mapping[str, Any] | str | os.PathLike[str],
+    registration: Registration | str | os.PathLike[str] | None = None,
+    allow_changed_policy: bool = False,
+    n_resamples: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+) -> GateResult:
+    """Decide a release over a pre-registered family of tasks.
+
+    Parameters
+    ----------
+    baseline, candidate : path(s), or mapping task name -> data
+        Each model's results on the family: a results directory or files holding the tasks
+        (harness outputs are recognised), or a mapping from task name to anything
+        :func:`evalsig.load` accepts.
+    policy : GatePolicy, mapping or path to a YAML/JSON policy
+        The family of task claims, alpha, error rate, correction and decision rule.
+    registration : Registration or path, optional
+        The pre-registration record (:func:`evalsig.release.register`); when the policy was
+        read from a file and this is None, ``<policy stem>.registration.json`` beside it is
+        used if it exists.
+    allow_changed_policy : bool
+        Run even though the policy differs from its registration (the report says so).
+    n_resamples, rng
+        For resampling methods and the Romano-Wolf correction.
+
+    Returns
+    -------
+    GateResult
+        Verdict per task and overall: PASS, FAIL or INCONCLUSIVE (the data cannot resolve
+        the claim); raw and adjusted p-values side by side.
+
+    Notes
+    -----
+    A task PASSES when its adjusted p-value is at most alpha: for Bonferroni exactly when
+    the lower confidence bound at level :math:`1 - \\alpha/K` clears the threshold (Holm
+    and the FDR procedures step from there). It FAILS when the upper bound at level
+    :math:`1 - \\alpha` lies below the threshold (the data show the claim is false), and
+    is INCONCLUSIVE otherwise. Rules: ``all`` passes when every task passes and fails when
+    any fails; ``at-least`` passes with at least k passes and fails when k can no longer
+    be reached; ``sign-test`` passes when the candidate wins significantly more tasks.
+    """
+    policy = load_policy(policy)
+    record = _registration(policy, registration)
+    check = check_registration(policy, record, allow_changes=allow_changed_policy)
+    notes: list[str] = []
+    sides = [_Results.of(baseline, "baseline"), _Results.of(candidate, "candidate")]
+    for side in sides:
+        extra = [t for t in side.task_names() if t not in policy.family]
+        if extra:
+            notes.append(
+                f"{side.side} results also hold {', '.join(map(repr, extra))}, outside the "
+                "pre-registered family: not tested."
+            )
+    pairs = {claim.name: _pair(claim, sides[0], sides[1]) for claim in policy.tasks}
+    alpha = policy.alpha
+    comparisons = {
+        claim.name: compare_paired(
+            pairs[claim.name],
+            method=claim.method,  # type: ignore[arg-type]  # validated by the policy
+            variant=claim.variant,
+            alternative="greater",
+            confidence_level=1.0 - alpha,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
+        for claim in policy.tasks
+    }
+    raw = {c.name: _claim_pvalue(comparisons[c.name], c.threshold) for c in policy.tasks}
+    if policy.correction == "romano-wolf":
+        correction = _romano_wolf(policy, pairs, raw, n_resamples, rng, notes)
+    else:
+        correction = adjust(raw, method=policy.correction, alpha=alpha)  # type: ignore[arg-type]
+    verdicts = tuple(
+        _verdict(claim, comparisons[claim.name], raw[claim.name], correction, alpha)
+        for claim in policy.tasks
+    )
+    wins = sign_test({v.task.name: v.comparison.estimate for v in verdicts}, alternative="greater")
+    overall, reason = _decide(policy, verdicts, wins)
+    depend = None
+    if policy.shared_items and len(pairs) > 1:
+        depend = dependence({name: _by_item(p) for name, p in pairs.items()})
+        notes.extend(depend.notes)
+    return GateResult(
+        policy=policy,
+        tasks=verdicts,
+        correction=correction,
+        verdict=overall,
+        reason=reason,
+        registration=check,
+        sign_test=wins,
+        uncorrected_fwer=uncorrected_familywise_error(len(policy.tasks), alpha),
+        dependence=depend,
+        notes=tuple(notes),
+    )
+
+
+def _registration(
+    policy: GatePolicy, registration: Registration | str | os.PathLike[str] | None
+) -> Registration | None:
+    if isinstance(registration, Registration):
+        return registration
+    if registration is not None:
+        return read_registration(registration)
+    if policy.source == "<policy>":
+        return None
+    from evalsig.release.registration import default_path
+
+    path = default_path(policy)
+    return read_registration(path) if path.exists() else None
+
+
+# --- data ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Results:
+    """One side's results: a mapping task -> data, or files read once."""
+
+    side: str
+    mapping: Mapping[str, Any] | None
+    collector: Collector | None
+
+    @classmethod
+    def of(cls, source: Any, side: str) -> _Results:
+        if isinstance(source, Mapping):
+            return cls(side, source, None)
+        if isinstance(source, (str, os.PathLike, list, tuple)):
+            return cls(side, None, collect(source, ReadOptions()))
+        raise DataError(
+            f"gate() takes the {side} results as a path (a results directory or files) or as "
+            f"a mapping task name -> data; got a {type(source).__name__}."
+        )
+
+    def task_names(self) -> list[str]:
+        if self.mapping is not None:
+            return [str(name) for name in self.mapping]
+        return self.collector.task_names() if self.collector is not None else []
+
+    def table(self, claim: TaskClaim) -> ScoreTable:
+        names = self.task_names()
+        if claim.name not in names:
+            raise DataError(
+                f"task {claim.name!r} of the policy's family is missing from the {self.side} "
+                f"results (tasks found: {', '.join(map(repr, names))}); a family task cannot "
+                "be dropped after registration."
+            )
+        if self.mapping is None:
+            if self.collector is None:
+                raise DataError(f"no {self.side} results were given.")
+            return self.collector.select(task=claim.name, metric=claim.metric, filter=claim.filter)
+        tables = load_tasks(self.mapping[claim.name], metric=claim.metric, filter=claim.filter,
+                            name=f"{self.side}[{claim.name!r}]")  # fmt: skip
+        if len(tables) == 1:
+            return next(iter(tables.values()))
+        if claim.name in tables:
+            return tables[claim.name]
+        raise DataError(
+            f"{self.side}[{claim.name!r}] holds tasks {', '.join(map(repr, tables))}; give one."
+        )
+
+
+def _pair(claim: TaskClaim, baseline: _Results, candidate: _Results) -> PairedScores:
+    base, cand = baseline.table(claim), candidate.table(claim)
+    if claim.direction == "lower":  # improvement = baseline - candidate
+        base, cand = cand, base
+    return pair(base, cand)
+
+
+def _by_item(paired: PairedScores) -> dict[str, float]:
+    ids = paired.item_ids if paired.item_ids is not None else np.arange(paired.n_items).astype(str)
+    return dict(zip(ids.tolist(), paired.differences().tolist(), strict=True))
+
+
+# --- tests and verdicts --------------------------------------------------------------------
+
+
+def _claim_pvalue(result: ComparisonResult, threshold: float) -> float:
+    """One-sided p-value of ``improvement <= threshold``: the smallest alpha at which the
+    lower confidence bound exceeds ``threshold`` (inverting the test's own bound)."""
+    p = _invert(result, threshold, "greater")
+    if p is not None:
+        return p
+    other = _invert(result, threshold, "less")  # p > 1/2: from the opposite bound
+    return 1.0 if other is None else 1.0 - other
+
+
+def _invert(result: ComparisonResult, threshold: float, side: Alternative) -> float | None:
+    """The alpha in [1e-15, 1/2] at which the one-sided bound on ``side`` meets ``threshold``;
+    None when it is not reached by alpha = 1/2 (intervals are only asked for levels >= 1/2)."""
+
+    def clearance(log_alpha: float) -> float:
+        interval = result.confidence_interval(1.0 - math.exp(log_alpha), alternative=side)
+        return interval.low - threshold if side == "greater" else threshold - interval.high
+
+    lo, hi = math.log(P_FLOOR), math.log(0.5)
+    if clearance(lo) > 0:
+        return P_FLOOR  # clears the threshold even at alpha = 1e-15
+    if clearance(hi) <= 0:
+        return None
+    root = optimize.brentq(clearance, lo, hi, xtol=1e-12)
+    return float(math.exp(root))
+
+
+def _verdict(
+    claim: TaskClaim,
+    result: ComparisonResult,
+    pvalue: float,
+    correction: MultipleTestResult,
+    alpha: float,
+) -> TaskVerdict:
+    p_adjusted, passed = correction.adjusted(claim.name)
+    lower = result.confidence_interval(1 - alpha, alternative="greater").low
+    upper = result.confidence_interval(1 - alpha, alternative="less").high
+    target = f"{claim.threshold:+.4g}" if claim.threshold else "0"
+    if passed:
+        verdict: Verdict = "PASS"
+        reason = f"adjusted p = {p_adjusted:.3g} <= alpha: the improvement clears {target}."
+    elif upper <= claim.threshold:
+        verdict = "FAIL"
+        reason = (
+            f"the upper {100 * (1 - alpha):g}% bound {upper:+.4g} is at or below {target}: the "
+            f"data show the candidate is not {claim.describe()}."
+        )
+    else:
+        verdict = "INCONCLUSIVE"
+        reason = (
+            f"adjusted p = {p_adjusted:.3g} > alpha and the upper bound {upper:+.4g} is above "
+            f"{target}: the data cannot resolve the claim (more items or runs are needed)."
+        )
+    return TaskVerdict(
+        task=claim,
+        comparison=result,
+        pvalue=pvalue,
+        p_adjusted=float(p_adjusted),
+        lower_bound=lower,
+        upper_bound=upper,
+        verdict=verdict,
+        reason=reason,
+    )
+
+
+def _decide(
+    policy: GatePolicy, verdicts: Sequence[TaskVerdict], wins: SignTestResult
+) -> tuple[Verdict, str]:
+    counts = {v: sum(t.verdict == v for t in verdicts) for v in ("PASS", "FAIL", "INCONCLUSIVE")}
+    k = len(verdicts)
+    if policy.rule == "sign-test":
+        if wins.pvalue <= policy.alpha:
+            return "PASS", f"the candidate wins significantly more tasks ({wins})."
+        reverse = sign_test({v.task.name: v.comparison.estimate for v in verdicts},
+                            alternative="less")  # fmt: skip
+        if reverse.pvalue <= policy.alpha:
+            return "FAIL", f"the baseline wins significantly more tasks ({reverse})."
+        return "INCONCLUSIVE", f"neither model wins significantly more tasks ({wins})."
+    need = k if policy.rule == "all" else int(policy.at_least or k)
+    summary = f"{counts['PASS']} of {k} tasks pass, {counts['FAIL']} fail"
+    if counts["PASS"] >= need:
+        return "PASS", f"{summary}; the rule needs {need}."
+    if counts["PASS"] + counts["INCONCLUSIVE"] < need:
+        return "FAIL", f"{summary}; the rule needs {need}, which can no longer be reached."
+    return "INCONCLUSIVE", f"{summary}, {counts['INCONCLUSIVE']} unresolved; the rule needs {need}."
+
+
+def _romano_wolf(
+    policy: GatePolicy,
+    pairs: Mapping[str, PairedScores],
+    raw: Mapping[str, float],
+    n_resamples: int,
+    rng: np.random.Generator | int | None,
+    notes: list[str],
+) -> MultipleTestResult:
+    """Romano-Wolf step-down p-values over the family (bootstrap-t of mean improvements)."""
+    differences = {name: p.differences() for name, p in pairs.items()}
+    ids = (
+        {name: (p.item_ids if p.item_ids is not None else np.arange(p.n_items).astype(str))
+         for name, p in pairs.items()}
+        if policy.shared_items
+        else None
+    )  # fmt: skip
+    result = romano_wolf(
+        differences,
+        item_ids=ids,
+        null={c.name: c.threshold for c in policy.tasks},
+        alternative="greater",
+        n_resamples=n_resamples,
+        confidence_level=1.0 - policy.alpha,
+        rng=rng,
+    )
+    notes.append(
+        "Romano-Wolf step-down over the family (studentized bootstrap of mean improvements, "
+        f"{result.scheme} resampling); the per-task tests shown are the paired tests."
+    )
+    return MultipleTestResult(
+        method="romano-wolf",
+        alpha=policy.alpha,
+        pvalues=np.array([raw[t] for t in result.tasks]),
+        p_adjusted=np.asarray(result.p_adjusted, dtype=np.float64),
+        reject=np.asarray(result.reject, dtype=bool),
+        labels=tuple(result.tasks),
+        notes=tuple(result.notes),
+    )
