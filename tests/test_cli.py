@@ -136,7 +136,12 @@ def test_demo(tmp_path: Path) -> None:
         "base.csv",
         "finetune-a.csv",
         "finetune-b.csv",
+        "report.html",
     ]
+    report = tmp_path / "demo" / "report.html"
+    assert f"HTML report: {report.resolve()}" in result.stdout
+    html = report.read_text(encoding="utf-8")
+    assert html.count('class="result kind-comparison"') == 2
 
 
 def test_module_entry_point(files: tuple[Path, Path]) -> None:

@@ -139,12 +139,12 @@ class ComparisonResult:
     def __str__(self) -> str:
         from evalsig.report.comparison import one_line
 
-        return one_line(self)
+        return one_line(self.to_dict())
 
     def _repr_html_(self) -> str:
-        from evalsig.report.comparison import as_html
+        from evalsig.report.html import fragment
 
-        return as_html(self)
+        return fragment(self.to_dict())
 
 
 Method = Literal["auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"]

@@ -175,3 +175,11 @@ class TestBadInput:
     def test_bad_variant(self) -> None:
         with pytest.raises(DataError, match=r"McNemar `variant` must be one of .*got 'fast'"):
             mcnemar([0, 1], [1, 1], variant="fast")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("n01", "n10", "n"), [(0, 0, 3000), (7, 3, 11), (150, 149, 3000)])
+def test_tango_interval_at_level_one_half(n01: int, n10: int, n: int) -> None:
+    """At level 1/2 a one-sided bound is the estimate itself (no root-finding failure)."""
+    estimate = (n01 - n10) / n
+    assert tango_interval(n01, n10, n, 0.5, "greater")[0] == pytest.approx(estimate, abs=1e-12)
+    assert tango_interval(n01, n10, n, 0.5, "less")[1] == pytest.approx(estimate, abs=1e-12)

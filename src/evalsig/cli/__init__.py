@@ -1,9 +1,9 @@
-"""The evalsig command line: ``compare``, ``gate``, ``register``, ``inspect``, ``demo``.
+"""The evalsig command line: ``compare``, ``gate``, ``register``, ``inspect``, ``report``, ``demo``.
 
 Exit codes: 0 done; 1 a data error (one line on stderr, no traceback); 2 a usage error.
 """
 
-from evalsig.cli import compare, demo, gate, inspect
+from evalsig.cli import compare, demo, gate, inspect, report
 from evalsig.cli.app import app, main
 
-__all__ = ["app", "compare", "demo", "gate", "inspect", "main"]
+__all__ = ["app", "compare", "demo", "gate", "inspect", "main", "report"]

@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from evalsig import __version__
 from evalsig.errors import EvalsigError
@@ -29,6 +30,7 @@ class OutputFormat(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    html = "html"
 
 
 @contextmanager
@@ -59,6 +61,22 @@ def _root(
 
 
 def main() -> None:
-    """Entry point of the ``evalsig`` command."""
-    app(prog_name="evalsig")
+    """Entry point of the ``evalsig`` command (progress bars on stderr when it is a terminal)."""
+    if not sys.stderr.isatty():
+        app(prog_name="evalsig")
+        return
+    from rich.progress import Progress
+
+    from evalsig.progress import reporting
+
+    with Progress(transient=True, console=Console(stderr=True)) as bars:
+        tasks: dict[str, object] = {}
+
+        def show(label: str, done: float, total: float) -> None:
+            if label not in tasks:
+                tasks[label] = bars.add_task(label, total=total)
+            bars.update(tasks[label], completed=done, total=total)  # type: ignore[arg-type]
+
+        with reporting(show):
+            app(prog_name="evalsig")
     sys.exit(0)

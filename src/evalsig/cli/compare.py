@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.output import emit
 from evalsig.comparison import VARIANTS, ComparisonResult, compare
 from evalsig.data import load
 from evalsig.report.comparison import as_markdown, as_text
@@ -206,23 +205,18 @@ def _where(conditions: list[str]) -> dict[str, str]:
 
 
 def render(result: ComparisonResult, output_format: OutputFormat, output: Path | None) -> None:
-    """Print or write a result in the chosen format."""
-    if output_format is OutputFormat.json:
-        text = json.dumps(result.to_dict(), indent=2, allow_nan=False)
-    elif output_format is OutputFormat.markdown:
-        text = as_markdown(result)
-    else:
-        text = as_text(result)
-    if output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
-        return
-    if output_format is OutputFormat.text:
-        console = Console(highlight=False, soft_wrap=True)
-        first, _, rest = text.partition("\n")
-        style = (
-            "yellow" if not result.significant() else ("green" if result.estimate > 0 else "red")
-        )
-        console.print(first, style=f"bold {style}", markup=False)
-        console.print(rest, markup=False)
-    else:
-        typer.echo(text)
+    """Print or write a comparison in the chosen format."""
+    data = result.to_dict()
+    significant = result.significant()
+    style = (
+        "bold yellow" if not significant else ("bold green" if result.estimate > 0 else "bold red")
+    )
+    emit(
+        data,
+        output_format,
+        output,
+        text=as_text,
+        markdown=as_markdown,
+        style=style,
+        title="Paired comparison",
+    )

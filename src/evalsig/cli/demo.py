@@ -14,6 +14,7 @@ from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.compare import render
 from evalsig.comparison import compare
 from evalsig.data import load
+from evalsig.report.html import page
 from evalsig.simulate import simulate_benchmark, simulate_runs
 
 __all__ = ["demo_command"]
@@ -60,13 +61,18 @@ def demo_command(
             markup=False,
         )
         base = load(files["base"], run_column="run")
+        results = []
         for label, name in (("A", "finetune-a"), ("B", "finetune-b")):
             console.print(f"Fine-tune {label} vs base", style="bold")
             result = compare(base, load(files[name], run_column="run"), one_sided=True)
             render(result, OutputFormat.text, None)
+            results.append(result.to_dict())
             console.print()
+        report_path = directory / "report.html"
+        report_path.write_text(page(results, title="evalsig demo: two fine-tunes"), "utf-8")
     console.print(
         "The same comparison from the command line:\n"
-        f"  evalsig compare {files['base']} {files['finetune-b']} --run run --one-sided",
+        f"  evalsig compare {files['base']} {files['finetune-b']} --run run --one-sided\n\n"
+        f"HTML report: {report_path.resolve()}",
         markup=False,
     )

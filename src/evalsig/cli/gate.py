@@ -5,17 +5,19 @@ Exit codes of ``gate``: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 usage error, 4 data er
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from evalsig.cli.app import OutputFormat, app
+from evalsig.cli.output import emit
 from evalsig.errors import EvalsigError
 from evalsig.release import GateResult, gate, load_policy, register
-from evalsig.report.gate import as_markdown, as_text
+from evalsig.report.gate import HEADER, as_markdown, as_text, family_line, rows
 
 __all__ = ["gate_command", "register_command"]
 
@@ -87,21 +89,41 @@ def gate_command(
     raise typer.Exit(result.exit_code)
 
 
+STYLES = {"PASS": "bold green", "FAIL": "bold red", "INCONCLUSIVE": "bold yellow"}
+
+
 def _render(result: GateResult, output_format: OutputFormat, output: Path | None) -> None:
-    if output_format is OutputFormat.json:
-        text = json.dumps(result.to_dict(), indent=2, allow_nan=False)
-    elif output_format is OutputFormat.markdown:
-        text = as_markdown(result)
-    else:
-        text = as_text(result)
-    if output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
+    data = result.to_dict()
+    if output_format is OutputFormat.text and output is None:
+        _print_rich(data)
         return
-    if output_format is OutputFormat.text:
-        style = {"PASS": "bold green", "FAIL": "bold red", "INCONCLUSIVE": "bold yellow"}
-        console = Console(highlight=False, soft_wrap=True)
-        first, _, rest = text.partition("\n")
-        console.print(first, style=style[result.verdict], markup=False)
-        console.print(rest, markup=False)
-    else:
-        typer.echo(text)
+    emit(
+        data,
+        output_format,
+        output,
+        text=as_text,
+        markdown=as_markdown,
+        style=STYLES[result.verdict],
+        title=f"Release gate {result.policy.name}",
+    )
+
+
+def _print_rich(data: dict[str, Any]) -> None:
+    """The gate in the terminal: coloured verdicts in a table."""
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(
+        f"{data['verdict']}: {data['reason']}", style=STYLES[data["verdict"]], markup=False
+    )
+    console.print(f"gate {data['policy']['name']!r}: {family_line(data)}", markup=False)
+    console.print(f"registration: {data['registration']['summary']}", markup=False)
+    table = Table(show_edge=False, pad_edge=False)
+    for name in HEADER:
+        table.add_column(name, justify="right" if "p" in name.split() else "left")
+    for row in rows(data):
+        table.add_row(*row[:-1], Text(row[-1], style=STYLES[row[-1]]))
+    console.print(table)
+    for task in data["tasks"]:
+        if task["verdict"] != "PASS":
+            console.print(f"  {task['task']}: {task['reason']}", markup=False)
+    for note in data["notes"]:
+        console.print(f"  note: {note}", markup=False, style="dim")

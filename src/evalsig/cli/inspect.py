@@ -75,7 +75,7 @@ def _print(console: Console, path: Path, d: Description) -> None:
 
 
 def _markdown(path: Path, d: Description) -> str:
-    from evalsig.report.comparison import _md
+    from evalsig.report.comparison import md as _md
 
     lines = [
         f"**{_md(str(path))}** ({_md(', '.join(d.formats))})",

@@ -262,8 +262,18 @@ def tango_interval(
     def below(delta: float) -> float:
         return tango_score(delta, n01, n10, n) + c
 
+    # The score is 0 at the estimate, so with c = 0 (level 1/2) the bound is the estimate;
+    # rounding of (n01 - n10) / n could otherwise put it on the wrong side.
     if alternative != "less" and above(-edge) > 0:
-        low = optimize.brentq(above, -edge, estimate, xtol=1e-14, rtol=1e-12)
+        low = (
+            estimate
+            if above(estimate) >= 0
+            else optimize.brentq(above, -edge, estimate, xtol=1e-14, rtol=1e-12)
+        )
     if alternative != "greater" and below(edge) < 0:
-        high = optimize.brentq(below, estimate, edge, xtol=1e-14, rtol=1e-12)
+        high = (
+            estimate
+            if below(estimate) <= 0
+            else optimize.brentq(below, estimate, edge, xtol=1e-14, rtol=1e-12)
+        )
     return float(low), float(high)

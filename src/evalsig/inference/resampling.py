@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalsig.progress import report
+
 __all__ = [
     "Atoms",
     "atoms",
@@ -118,6 +120,7 @@ def bootstrap_totals(
         stop = min(start + step, n_resamples)
         idx = rng.integers(0, n, size=(stop - start, n), dtype=index_dtype)
         out[start:stop] = x[idx].sum(axis=1)
+        report("bootstrap resamples", stop, n_resamples)
     return out
 
 
@@ -157,6 +160,7 @@ def flip_totals(
         stop = min(start + step, n_resamples)
         bits = rng.integers(0, 2, size=(stop - start, n), dtype=np.int8)
         out[start:stop] = bits.astype(np.float64) @ x
+        report("sign-flip resamples", stop, n_resamples)
     return out
 
 

@@ -153,12 +153,12 @@ class GateResult:
     def __str__(self) -> str:
         from evalsig.report.gate import as_text
 
-        return as_text(self)
+        return as_text(self.to_dict())
 
     def _repr_html_(self) -> str:
-        from evalsig.report.gate import as_html
+        from evalsig.report.html import fragment
 
-        return as_html(self)
+        return fragment(self.to_dict())
 
 
 def gate(
@@ -316,8 +316,12 @@ class _Results:
             if self.collector is None:
                 raise DataError(f"no {self.side} results were given.")
             return self.collector.select(task=claim.name, metric=claim.metric, filter=claim.filter)
-        tables = load_tasks(self.mapping[claim.name], metric=claim.metric, filter=claim.filter,
-                            name=f"{self.side}[{claim.name!r}]")  # fmt: skip
+        tables = load_tasks(
+            self.mapping[claim.name],
+            metric=claim.metric,
+            filter=claim.filter,
+            name=f"{self.side}[{claim.name!r}]",
+        )
         if len(tables) == 1:
             return next(iter(tables.values()))
         if claim.name in tables:
@@ -415,8 +419,9 @@ def _decide(
     if policy.rule == "sign-test":
         if wins.pvalue <= policy.alpha:
             return "PASS", f"the candidate wins significantly more tasks ({wins})."
-        reverse = sign_test({v.task.name: v.comparison.estimate for v in verdicts},
-                            alternative="less")  # fmt: skip
+        reverse = sign_test(
+            {v.task.name: v.comparison.estimate for v in verdicts}, alternative="less"
+        )
         if reverse.pvalue <= policy.alpha:
             return "FAIL", f"the baseline wins significantly more tasks ({reverse})."
         return "INCONCLUSIVE", f"neither model wins significantly more tasks ({wins})."
@@ -440,11 +445,13 @@ def _romano_wolf(
     """Romano-Wolf step-down p-values over the family (bootstrap-t of mean improvements)."""
     differences = {name: p.differences() for name, p in pairs.items()}
     ids = (
-        {name: (p.item_ids if p.item_ids is not None else np.arange(p.n_items).astype(str))
-         for name, p in pairs.items()}
+        {
+            name: (p.item_ids if p.item_ids is not None else np.arange(p.n_items).astype(str))
+            for name, p in pairs.items()
+        }
         if policy.shared_items
         else None
-    )  # fmt: skip
+    )
     result = romano_wolf(
         differences,
         item_ids=ids,

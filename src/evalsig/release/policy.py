@@ -111,6 +111,7 @@ class GatePolicy:
         """Everything that defines the gate, in a canonical form (not where it was read)."""
         data = asdict(self)
         data.pop("source")
+        data["tasks"] = [dict(task) for task in data["tasks"]]  # JSON arrays, not tuples
         return data
 
     def digest(self) -> str:

@@ -1,142 +1,177 @@
-"""Renderings of a :class:`~evalsig.comparison.ComparisonResult`."""
+"""Renderings of a paired comparison, from its JSON form (``ComparisonResult.to_dict()``).
+
+Working from the JSON means a saved result renders exactly as a fresh one:
+``evalsig report result.json`` and ``evalsig compare ... --format html`` share this code.
+"""
 
 from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any
 
 from evalsig.report import formatting as fmt
 
-if TYPE_CHECKING:
-    from evalsig.comparison import ComparisonResult
+__all__ = ["as_html", "as_markdown", "as_text", "one_line", "resolution", "verdict"]
 
-__all__ = ["as_html", "as_markdown", "as_text", "one_line", "verdict"]
+Result = Mapping[str, Any]
 
 
-def _sizes(r: ComparisonResult) -> str:
-    runs = r.n_runs[0] if r.n_runs[0] == r.n_runs[1] else f"{r.n_runs[0]}/{r.n_runs[1]}"
-    text = f"n = {r.n_items:,} items"
-    if r.n_runs != (1, 1):
-        text += f" x {runs} runs"
-    if r.n_clusters is not None:
-        text += f" in {r.n_clusters:,} clusters"
+def _bound(value: float | None, side: float) -> float:
+    """A JSON bound: null stands for an unbounded side (``side`` = -1 low, +1 high)."""
+    return math.copysign(math.inf, side) if value is None else float(value)
+
+
+def _p(r: Result) -> float:
+    return math.nan if r["pvalue"] is None else float(r["pvalue"])
+
+
+def _ci(r: Result) -> tuple[float, float, float]:
+    ci = r["ci"]
+    return _bound(ci["low"], -1), _bound(ci["high"], 1), float(ci["confidence_level"])
+
+
+def _interval(r: Result) -> str:
+    low, high, level = _ci(r)
+    return fmt.interval(low, high, level, percent=r["percent_scale"], alternative=r["alternative"])
+
+
+def _diff(r: Result, value: float | None) -> str:
+    return fmt.difference(math.nan if value is None else value, percent=r["percent_scale"])
+
+
+def sizes(r: Result) -> str:
+    """'n = 4,000 items x 8 runs in 14 clusters'."""
+    runs = r["n_runs"]
+    b, c = runs["baseline"], runs["candidate"]
+    text = f"n = {r['n_items']:,} items"
+    if (b, c) != (1, 1):
+        text += f" x {b if b == c else f'{b}/{c}'} runs"
+    if r["n_clusters"] is not None:
+        text += f" in {r['n_clusters']:,} clusters"
     return text
 
 
-def _interval(r: ComparisonResult) -> str:
-    return fmt.interval(
-        r.ci.low, r.ci.high, r.confidence_level, percent=r.percent_scale, alternative=r.alternative
-    )
-
-
-def one_line(r: ComparisonResult) -> str:
+def one_line(r: Result) -> str:
     """'candidate - baseline = +1.17 pp (95% CI +0.65 to +1.69 pp), p < 0.0001 [method, n]'."""
-    percent = r.percent_scale
     return (
-        f"candidate - baseline = {fmt.difference(r.estimate, percent=percent)} "
-        f"({_interval(r)}), "
-        f"{fmt.pvalue(r.pvalue)} [{r.method}, {_sizes(r)}]"
+        f"candidate - baseline = {_diff(r, r['estimate'])} ({_interval(r)}), "
+        f"{fmt.pvalue(_p(r))} [{r['method']}, {sizes(r)}]"
     )
 
 
-def verdict(r: ComparisonResult, alpha: float | None = None) -> str:
+def verdict(r: Result, alpha: float | None = None) -> str:
     """One sentence that says what the data show, and no more."""
-    a = 1.0 - r.confidence_level if alpha is None else alpha
-    percent = r.percent_scale
-    ci = _interval(r)
-    if math.isnan(r.pvalue):
+    low, high, level = _ci(r)
+    a = 1.0 - level if alpha is None else alpha
+    p = _p(r)
+    if math.isnan(p):
         return "No p-value could be computed for these data (see the notes)."
-    if r.pvalue <= a:
-        better = r.estimate > 0
-        who = "better" if better else "worse"
+    if p <= a:
+        who = "better" if (r["estimate"] or 0) > 0 else "worse"
         return (
-            f"The candidate is {who} than the baseline by "
-            f"{fmt.difference(r.estimate, percent=percent)} ({ci}, {fmt.pvalue(r.pvalue)}; "
-            f"significant at alpha = {a:g})."
+            f"The candidate is {who} than the baseline by {_diff(r, r['estimate'])} "
+            f"({_interval(r)}, {fmt.pvalue(p)}; significant at alpha = {a:g})."
         )
-    low = fmt.difference(r.ci.low, percent=percent)
-    high = fmt.difference(r.ci.high, percent=percent)
-    level = f"{100 * r.confidence_level:g}%"
-    if r.alternative == "greater":
-        claim = "that the candidate is better"
-        room = f"the true difference could be as low as {low} ({level} lower bound)"
-    elif r.alternative == "less":
-        claim = "that the candidate is worse"
-        room = f"the true difference could be as high as {high} ({level} upper bound)"
+    percent = r["percent_scale"]
+    lo, hi = fmt.difference(low, percent=percent), fmt.difference(high, percent=percent)
+    tag = f"{100 * level:g}%"
+    if r["alternative"] == "greater":
+        claim, room = "that the candidate is better", f"as low as {lo} ({tag} lower bound)"
+    elif r["alternative"] == "less":
+        claim, room = "that the candidate is worse", f"as high as {hi} ({tag} upper bound)"
     else:
-        claim = "a difference"
-        room = f"the true difference could be anywhere from {low} to {high} ({level} CI)"
+        claim, room = "a difference", f"anywhere from {lo} to {hi} ({tag} CI)"
     return (
-        f"Not significant at alpha = {a:g}: the data do not show {claim} "
-        f"({fmt.pvalue(r.pvalue)}); {room}."
+        f"Not significant at alpha = {a:g}: the data do not show {claim} ({fmt.pvalue(p)}); "
+        f"the true difference could be {room}."
     )
 
 
-def as_text(r: ComparisonResult) -> str:
+def resolution(r: Result, power: float = 0.8) -> str | None:
+    """The smallest difference this comparison detects with ``power``, from its standard error.
+
+    ``(z_{1-alpha/2} + z_{power}) * se`` (one-sided: ``z_{1-alpha}``), a normal approximation.
+    """
+    se = r.get("se")
+    if se is None or not se > 0:
+        return None
+    from scipy import special
+
+    level = float(r["ci"]["confidence_level"])
+    tail = (1 - level) / (2 if r["alternative"] == "two-sided" else 1)
+    mde = (float(special.ndtri(1 - tail)) + float(special.ndtri(power))) * float(se)
+    size = fmt.difference(mde, percent=r["percent_scale"]).lstrip("+")
+    return (
+        f"differences smaller than about {size} are detected less than {100 * power:g}% of "
+        "the time at this sample size"
+    )
+
+
+def as_text(r: Result) -> str:
     """A plain-text block: verdict, numbers, method and notes."""
-    percent = r.percent_scale
+    percent = r["percent_scale"]
+    statistic = r["statistic"]
+    stat = "undefined" if statistic is None else f"{statistic:.4g}"
     lines = [
         verdict(r),
         "",
-        f"  baseline   {fmt.score(r.baseline_mean, percent=percent)}",
-        f"  candidate  {fmt.score(r.candidate_mean, percent=percent)}",
-        f"  difference {fmt.difference(r.estimate, percent=percent)}  ({_interval(r)})",
-        f"  {fmt.pvalue(r.pvalue)} ({r.alternative}); {r.statistic_name} = {r.statistic:.4g}"
-        + (f", df = {r.df:g}" if r.df is not None else ""),
-        f"  method     {r.method}: {r.method_reason}",
-        f"  data       {_sizes(r)}"
-        + (f"; discordant n01 = {r.n01:,}, n10 = {r.n10:,}" if r.n01 is not None else ""),
+        f"  baseline   {fmt.score(r['baseline_mean'], percent=percent)}",
+        f"  candidate  {fmt.score(r['candidate_mean'], percent=percent)}",
+        f"  difference {_diff(r, r['estimate'])}  ({_interval(r)})",
+        f"  {fmt.pvalue(_p(r))} ({r['alternative']}); {r['statistic_name']} = {stat}"
+        + (f", df = {r['df']:g}" if r["df"] is not None else ""),
+        f"  method     {r['method']}: {r['method_reason']}",
+        f"  data       {sizes(r)}"
+        + (f"; discordant n01 = {r['n01']:,}, n10 = {r['n10']:,}" if r["n01"] is not None else ""),
     ]
-    if r.notes:
+    if r["notes"]:
         lines.append("  notes")
-        lines.extend(f"   - {note}" for note in r.notes)
+        lines.extend(f"   - {note}" for note in r["notes"])
     return "\n".join(lines)
 
 
-def _md(text: str) -> str:
-    """Escape a string for a markdown table cell."""
+def md(text: str) -> str:
+    """Escape a string for markdown (tables included): it renders as the literal text."""
     escaped = html.escape(text, quote=False)
     for char in "\\`*_[]|<>#":
         escaped = escaped.replace(char, "\\" + char)
     return escaped.replace("\n", " ")
 
 
-def as_markdown(r: ComparisonResult) -> str:
-    """A markdown block for a pull request or paper appendix."""
-    percent = r.percent_scale
+def as_markdown(r: Result, *, title: str | None = None) -> str:
+    """The reporting template for a paper or pull request: claim, method, N, estimate with
+    CI, p-value, resolution, and a verdict that does not overstate the result."""
+    percent = r["percent_scale"]
+    claim = {
+        "greater": "the candidate scores higher than the baseline (one-sided)",
+        "less": "the candidate scores lower than the baseline (one-sided)",
+        "two-sided": "the candidate and the baseline differ (two-sided)",
+    }[r["alternative"]]
     rows = [
-        ("Baseline", fmt.score(r.baseline_mean, percent=percent)),
-        ("Candidate", fmt.score(r.candidate_mean, percent=percent)),
-        ("Difference (candidate - baseline)", fmt.difference(r.estimate, percent=percent)),
+        ("Claim tested", claim),
+        ("Method", f"{r['method']}: {r['method_reason']}"),
+        ("Data", sizes(r)),
+        ("Baseline", fmt.score(r["baseline_mean"], percent=percent)),
+        ("Candidate", fmt.score(r["candidate_mean"], percent=percent)),
+        ("Difference (candidate - baseline)", _diff(r, r["estimate"])),
         ("Interval", _interval(r)),
-        ("p-value", f"{fmt.pvalue(r.pvalue)} ({r.alternative})"),
-        ("Method", f"{r.method}: {r.method_reason}"),
-        ("Data", _sizes(r)),
+        ("p-value", f"{fmt.pvalue(_p(r))} (single test, no multiplicity correction)"),
     ]
-    table = ["| | |", "|---|---|"] + [f"| {_md(k)} | {_md(v)} |" for k, v in rows]
-    out = [f"**{_md(verdict(r))}**", "", *table]
-    if r.notes:
-        out += ["", *[f"- {_md(note)}" for note in r.notes]]
+    reach = resolution(r)
+    if reach:
+        rows.append(("Resolution", reach))
+    out = [f"### {md(title)}", ""] if title else []
+    out += [f"**{md(verdict(r))}**", "", "| | |", "|---|---|"]
+    out += [f"| {md(k)} | {md(v)} |" for k, v in rows]
+    if r["notes"]:
+        out += ["", *[f"- {md(note)}" for note in r["notes"]]]
     return "\n".join(out)
 
 
-def as_html(r: ComparisonResult) -> str:
-    """An HTML fragment (every string escaped), for notebooks and reports."""
-    percent = r.percent_scale
-    e = html.escape
-    rows = [
-        ("baseline", fmt.score(r.baseline_mean, percent=percent)),
-        ("candidate", fmt.score(r.candidate_mean, percent=percent)),
-        ("difference", fmt.difference(r.estimate, percent=percent)),
-        ("interval", _interval(r)),
-        ("p-value", f"{fmt.pvalue(r.pvalue)} ({r.alternative})"),
-        ("method", f"{r.method}: {r.method_reason}"),
-        ("data", _sizes(r)),
-    ]
-    body = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in rows)
-    notes = "".join(f"<li>{e(n)}</li>" for n in r.notes)
-    return (
-        f'<div class="evalsig-comparison"><p><strong>{e(verdict(r))}</strong></p>'
-        f"<table>{body}</table>" + (f"<ul>{notes}</ul>" if notes else "") + "</div>"
-    )
+def as_html(r: Result) -> str:
+    """An HTML fragment for notebooks (the full report page adds a plot)."""
+    from evalsig.report.html import fragment
+
+    return fragment(r)

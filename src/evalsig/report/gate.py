@@ -1,19 +1,18 @@
-"""Renderings of a :class:`~evalsig.release.GateResult`: terminal text, markdown for a pull
-request, and an HTML fragment (every user string escaped)."""
+"""Renderings of a release gate, from its JSON form (``GateResult.to_dict()``): terminal text,
+a pull-request comment in markdown, and an HTML fragment (every user string escaped)."""
 
 from __future__ import annotations
 
-import html
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Any
 
 from evalsig.report import formatting as fmt
-from evalsig.report.comparison import _md
+from evalsig.report.comparison import md
 
-if TYPE_CHECKING:
-    from evalsig.release.gate import GateResult, TaskVerdict
+__all__ = ["HEADER", "as_markdown", "as_text", "family_line", "rows"]
 
-__all__ = ["as_html", "as_markdown", "as_text"]
+Result = Mapping[str, Any]
 
 CORRECTION_NAMES = {
     "holm": "Holm",
@@ -28,122 +27,117 @@ CORRECTION_NAMES = {
     "storey": "Storey q-values",
 }
 
+HEADER = ("task", "claim", "improvement", "bound", "raw p", "adjusted p", "verdict")
 
-def _p(value: float) -> str:
-    if math.isnan(value):
+
+def _p(value: float | None) -> str:
+    if value is None or math.isnan(value):
         return "undefined"
     return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
-def _claim(t: TaskVerdict) -> str:
-    side = "" if t.task.direction == "higher" else " (lower is better)"
-    if t.task.claim == "superiority":
+def _claim(task: Result) -> str:
+    percent = task["comparison"]["percent_scale"]
+    side = "" if task["direction"] == "higher" else " (lower is better)"
+    if task["claim"] == "superiority":
         return f"better{side}"
-    margin = fmt.difference(t.task.margin, percent=t.comparison.percent_scale).lstrip("+")
+    margin = fmt.difference(task["margin"], percent=percent).lstrip("+")
     return f"not worse than -{margin}{side}"
 
 
-def _rows(result: GateResult) -> list[tuple[str, ...]]:
-    level = f"{100 * (1 - result.policy.alpha):g}%"
-    rows: list[tuple[str, ...]] = []
-    for t in result.tasks:
-        percent = t.comparison.percent_scale
-        rows.append(
+def rows(r: Result) -> list[tuple[str, ...]]:
+    """One row per task: name, claim, improvement, lower bound, raw and adjusted p, verdict."""
+    level = f"{100 * (1 - r['policy']['alpha']):g}%"
+    out: list[tuple[str, ...]] = []
+    for task in r["tasks"]:
+        percent = task["comparison"]["percent_scale"]
+        low = task["lower_bound"]
+        bound = fmt.difference(-math.inf if low is None else low, percent=percent)
+        out.append(
             (
-                t.task.name,
-                _claim(t),
-                fmt.difference(t.comparison.estimate, percent=percent),
-                f"{fmt.difference(t.lower_bound, percent=percent)} ({level} lower)",
-                _p(t.pvalue),
-                _p(t.p_adjusted),
-                t.verdict,
+                task["task"],
+                _claim(task),
+                fmt.difference(task["comparison"]["estimate"], percent=percent),
+                f"{bound} ({level} lower)",
+                _p(task["pvalue"]),
+                _p(task["p_adjusted"]),
+                task["verdict"],
             )
         )
-    return rows
+    return out
 
 
-HEADER = ("task", "claim", "improvement", "bound", "raw p", "adjusted p", "verdict")
-
-
-def _family_line(result: GateResult) -> str:
-    p = result.policy
-    k = len(p.tasks)
-    name = CORRECTION_NAMES.get(result.correction.method, result.correction.method)
-    controls = "family-wise error" if p.error_rate == "fwer" else "false discovery rate"
+def family_line(r: Result) -> str:
+    """The family, the correction and the rule, with the risk of reading it uncorrected."""
+    policy = r["policy"]
+    k = len(policy["tasks"])
+    method = r["correction"]["method"]
+    name = CORRECTION_NAMES.get(method, method)
+    controls = "family-wise error" if policy["error_rate"] == "fwer" else "false discovery rate"
     rule = {"all": "every task must pass", "sign-test": "sign test over task wins"}.get(
-        p.rule, f"at least {p.at_least} of {k} tasks must pass"
+        policy["rule"], f"at least {policy['at_least']} of {k} tasks must pass"
     )
+    alpha = policy["alpha"]
     return (
         f"family of {k} task(s), {name} correction controlling the {controls} at alpha = "
-        f"{p.alpha:g}; rule: {rule}. Read uncorrected, {k} tests at alpha = {p.alpha:g} "
-        f"would risk a false pass with probability {result.uncorrected_fwer:.3f}."
+        f"{alpha:g}; rule: {rule}. Read uncorrected, {k} tests at alpha = {alpha:g} would "
+        f"risk a false pass with probability {r['uncorrected_fwer']:.3f}."
     )
 
 
-def as_text(result: GateResult) -> str:
+def _sign(r: Result) -> str:
+    s = r["sign_test"]
+    p = s["pvalue"]
+    return (
+        f"candidate wins {s['wins_candidate']} of {s['n_tasks']} tasks, baseline "
+        f"{s['wins_baseline']}, ties {s['ties']}: sign test p = {_p(p)} (one-sided)"
+    )
+
+
+def as_text(r: Result) -> str:
     """Plain text for a terminal."""
-    rows = [HEADER, *_rows(result)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
-    table = [
-        "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
+    table = [HEADER, *rows(r)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(HEADER))]
     lines = [
-        f"{result.verdict}: {result.reason}",
-        f"gate {result.policy.name!r}: {_family_line(result)}",
-        f"registration: {result.registration.summary()}",
+        f"{r['verdict']}: {r['reason']}",
+        f"gate {r['policy']['name']!r}: {family_line(r)}",
+        f"registration: {r['registration']['summary']}",
         "",
-        *table,
+        *(
+            "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            for row in table
+        ),
         "",
-        f"aggregate: {result.sign_test}",
+        f"aggregate: {_sign(r)}",
     ]
-    for t in result.tasks:
-        if t.verdict != "PASS":
-            lines.append(f"  {t.task.name}: {t.reason}")
-    if result.notes:
-        lines.append("notes")
-        lines.extend(f" - {note}" for note in result.notes)
+    lines += [f"  {t['task']}: {t['reason']}" for t in r["tasks"] if t["verdict"] != "PASS"]
+    if r["notes"]:
+        lines += ["notes", *(f" - {note}" for note in r["notes"])]
     return "\n".join(lines)
 
 
-def as_markdown(result: GateResult) -> str:
+def as_markdown(r: Result) -> str:
     """A pull-request comment: decision, family, raw and adjusted p-values, reasons."""
-    icon = {"PASS": "PASS", "FAIL": "FAIL", "INCONCLUSIVE": "INCONCLUSIVE"}[result.verdict]
     lines = [
-        f"### Release gate {_md(result.policy.name)}: **{icon}**",
+        f"### Release gate {md(r['policy']['name'])}: **{r['verdict']}**",
         "",
-        _md(result.reason),
+        md(r["reason"]),
         "",
-        f"{_md(_family_line(result))}",
+        md(family_line(r)),
         "",
-        f"Registration: {_md(result.registration.summary())}",
+        f"Registration: {md(r['registration']['summary'])}",
         "",
         "| " + " | ".join(HEADER) + " |",
         "|" + "---|" * len(HEADER),
+        *("| " + " | ".join(md(c) for c in row) + " |" for row in rows(r)),
+        "",
+        f"Aggregate: {md(_sign(r))}.",
     ]
-    lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in _rows(result)]
-    lines += ["", f"Aggregate: {_md(str(result.sign_test))}."]
     reasons = [
-        f"- **{_md(t.task.name)}**: {_md(t.reason)}" for t in result.tasks if t.verdict != "PASS"
+        f"- **{md(t['task'])}**: {md(t['reason'])}" for t in r["tasks"] if t["verdict"] != "PASS"
     ]
     if reasons:
         lines += ["", *reasons]
-    if result.notes:
-        lines += ["", *[f"- {_md(n)}" for n in result.notes]]
+    if r["notes"]:
+        lines += ["", *(f"- {md(n)}" for n in r["notes"])]
     return "\n".join(lines) + "\n"
-
-
-def as_html(result: GateResult) -> str:
-    """An HTML fragment for notebooks and reports."""
-    e = html.escape
-    head = "".join(f"<th>{e(h)}</th>" for h in HEADER)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in _rows(result)
-    )
-    notes = "".join(f"<li>{e(n)}</li>" for n in result.notes)
-    return (
-        f'<div class="evalsig-gate"><p><strong>{e(result.verdict)}</strong>: '
-        f"{e(result.reason)}</p><p>{e(_family_line(result))}</p>"
-        f"<p>{e(result.registration.summary())}</p>"
-        f"<table><tr>{head}</tr>{body}</table>" + (f"<ul>{notes}</ul>" if notes else "") + "</div>"
-    )

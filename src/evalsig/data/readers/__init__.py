@@ -24,6 +24,7 @@ from evalsig.data.readers.openai_evals import OPENAI_EVALS
 from evalsig.data.readers.tabular import CSV, JSON, JSONL, PARQUET
 from evalsig.data.table import ScoreTable
 from evalsig.errors import FormatError
+from evalsig.progress import report
 
 __all__ = [
     "READERS",
@@ -126,10 +127,12 @@ def collect(
     """Read every file into one collection of observations (one model)."""
     options = options or ReadOptions()
     out = Collector(options)
-    for path in _expand(paths):
+    files = _expand(paths)
+    for number, path in enumerate(files, start=1):
         reader = _pick(path, format)
         out.start_file(str(path), reader.name)
         reader.read(path, options, out)
+        report("reading result files", number, len(files))
     return out
 
 

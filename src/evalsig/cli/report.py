@@ -1,0 +1,80 @@
+"""``evalsig report RESULT.json... -o report.html``: render saved results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from evalsig._json import SCHEMA_VERSION
+from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.errors import DataError
+from evalsig.report import comparison, gate
+from evalsig.report.html import page
+
+__all__ = ["read_result", "report_command"]
+
+TEXT = {"comparison": comparison.as_text, "gate": gate.as_text}
+MARKDOWN = {"comparison": comparison.as_markdown, "gate": gate.as_markdown}
+
+
+def read_result(path: Path) -> Mapping[str, Any]:
+    """A saved result: strict JSON with a ``kind`` and a known ``schema_version``."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc}).") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not strict JSON ({exc}).") from None
+    if not isinstance(data, dict) or "kind" not in data:
+        raise DataError(
+            f"{path}: not an evalsig result (no 'kind' field); save one with --format json."
+        )
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise DataError(
+            f"{path}: schema_version {version!r}, but this evalsig reads version "
+            f"{SCHEMA_VERSION}; re-create the result with this version."
+        )
+    return data
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid in strict JSON")
+
+
+@app.command("report")
+def report_command(
+    results: Annotated[list[Path], typer.Argument(help="Saved results (--format json).")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="Output format.")
+    ] = OutputFormat.html,
+    title: Annotated[str, typer.Option(help="Title of the HTML page.")] = "evalsig report",
+) -> None:
+    """Render saved JSON results as one HTML page (or markdown, text, merged JSON)."""
+    with data_errors():
+        data = [read_result(path) for path in results]
+        if output_format is OutputFormat.html:
+            rendered = page(data, title=title)
+        elif output_format is OutputFormat.json:
+            rendered = json.dumps(data if len(data) > 1 else data[0], indent=2, allow_nan=False)
+        else:
+            table = MARKDOWN if output_format is OutputFormat.markdown else TEXT
+            parts = []
+            for item in data:
+                render = table.get(str(item["kind"]))
+                parts.append(
+                    render(item) if render else json.dumps(item, indent=2, allow_nan=False)
+                )
+            rendered = "\n\n".join(parts)
+    if output is not None:
+        output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
+        typer.echo(f"wrote {output}", err=True)
+    else:
+        typer.echo(rendered)

@@ -1,0 +1,277 @@
+"""Self-contained HTML reports: one file, inline CSS and SVG plots, no network fetches.
+
+Every section is rendered from a result's JSON (``to_dict()``), so a saved result renders
+exactly as a fresh one. Templates escape every string (Jinja2 autoescaping); plots are SVG
+made by :mod:`evalsig.report.svg`, which escapes its own text. Tables sort on a click with
+a few lines of inline script; the page works with scripts off too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from evalsig import __version__
+from evalsig.report import comparison as comparison_text
+from evalsig.report import formatting as fmt
+from evalsig.report import gate as gate_text
+from evalsig.report import svg
+
+__all__ = ["fragment", "page", "register_section", "section"]
+
+Result = Mapping[str, Any]
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    folder = resources.files("evalsig.report") / "templates"
+    sources = {
+        name: (folder / name).read_text(encoding="utf-8")
+        for name in ("page.html.j2", "sections.html.j2", "style.css", "sort.js")
+    }
+    return jinja2.Environment(
+        loader=jinja2.DictLoader(sources),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _macro(name: str) -> Callable[..., str]:
+    module = _environment().get_template("sections.html.j2").module
+    return getattr(module, name)  # type: ignore[no-any-return]
+
+
+def page(results: Sequence[Result], *, title: str = "evalsig report", stamp: bool = True) -> str:
+    """A complete HTML document with one section per result (in order)."""
+    env = _environment()
+    sections = [dict(section(r), anchor=f"result-{i + 1}") for i, r in enumerate(results)]
+    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if stamp else ""
+    return env.get_template("page.html.j2").render(
+        title=title,
+        version=__version__,
+        generated=generated,
+        sections=sections,
+        css=Markup(env.loader.get_source(env, "style.css")[0]),  # type: ignore[union-attr]
+        script=Markup(env.loader.get_source(env, "sort.js")[0]),  # type: ignore[union-attr]
+    )
+
+
+def fragment(result: Result) -> str:
+    """One result as an HTML fragment (for notebooks): the section without the page."""
+    s = section(result)
+    return f'<div class="evalsig">{s["body"]}</div>'
+
+
+def section(result: Result) -> dict[str, Any]:
+    """The heading, kind and rendered body of one result."""
+    kind = str(result.get("kind", "unknown"))
+    build = _SECTIONS.get(kind)
+    if build is None:
+        context = {
+            "heading": f"Result of kind {kind!r}",
+            "json": json.dumps(result, indent=2, allow_nan=False),
+        }
+        return {
+            "kind": "raw",
+            "heading": context["heading"],
+            "body": Markup(_macro("raw")(context)),
+        }
+    macro, context = build(result)
+    return {"kind": kind, "heading": context["heading"], "body": Markup(_macro(macro)(context))}
+
+
+# --- comparison ----------------------------------------------------------------------------
+
+
+def _comparison(r: Result) -> tuple[str, dict[str, Any]]:
+    percent = r["percent_scale"]
+    p = r["pvalue"]
+    level = r["ci"]["confidence_level"]
+    significant = p is not None and p <= 1 - level
+    tone = (
+        "not-significant"
+        if not significant
+        else ("significant" if (r["estimate"] or 0) > 0 else "worse")
+    )
+    low, high = r["ci"]["low"], r["ci"]["high"]
+    if r["alternative"] == "greater":  # the open side is unbounded, whatever its natural limit
+        high = None
+    elif r["alternative"] == "less":
+        low = None
+    row = svg.ForestRow(
+        label="candidate - baseline",
+        estimate=math.nan if r["estimate"] is None else r["estimate"],
+        low=-math.inf if low is None else low,
+        high=math.inf if high is None else high,
+        note=f"{100 * level:g}% interval, {r['method']}",
+    )
+    rows = [
+        ("Baseline", fmt.score(r["baseline_mean"], percent=percent)),
+        ("Candidate", fmt.score(r["candidate_mean"], percent=percent)),
+        (
+            "Difference",
+            fmt.difference(math.nan if r["estimate"] is None else r["estimate"], percent=percent),
+        ),
+        ("Interval", comparison_text._interval(r)),
+        ("p-value", f"{fmt.pvalue(comparison_text._p(r))} ({r['alternative']})"),
+        ("Method", f"{r['method']}: {r['method_reason']}"),
+        ("Data", comparison_text.sizes(r)),
+    ]
+    reach = comparison_text.resolution(r)
+    if reach:
+        rows.append(("Resolution", reach))
+    context = {
+        "heading": "Paired comparison",
+        "verdict": comparison_text.verdict(r),
+        "tone": tone,
+        "plot": Markup(svg.forest([row], unit="pp" if percent else "")),
+        "rows": rows,
+        "notes": list(r["notes"]),
+    }
+    return "comparison", context
+
+
+# --- gate ----------------------------------------------------------------------------------
+
+
+def _cell(text: str, value: float | None = None, badge: str | None = None) -> dict[str, Any]:
+    return {"text": text, "value": value, "badge": badge, "cls": "num" if value is not None else ""}
+
+
+def _gate(r: Result) -> tuple[str, dict[str, Any]]:
+    emphasis = {"PASS": "pass", "FAIL": "fail", "INCONCLUSIVE": "unresolved"}
+    percent = all(t["comparison"]["percent_scale"] for t in r["tasks"])
+    forest_rows, thresholds = [], []
+    for t in r["tasks"]:
+        c = t["comparison"]
+        low = t["lower_bound"]
+        forest_rows.append(
+            svg.ForestRow(
+                label=t["task"],
+                estimate=math.nan if c["estimate"] is None else c["estimate"],
+                low=-math.inf if low is None else low,
+                high=math.inf,
+                note=t["reason"],
+                emphasis=emphasis[t["verdict"]],
+            )
+        )
+        thresholds.append(t["threshold"])
+    table = []
+    for t, shown in zip(r["tasks"], gate_text.rows(r), strict=True):
+        table.append(
+            [
+                shown[0],
+                shown[1],
+                _cell(shown[2], t["comparison"]["estimate"]),
+                _cell(shown[3], t["lower_bound"]),
+                _cell(shown[4], t["pvalue"]),
+                _cell(shown[5], t["p_adjusted"]),
+                _cell(shown[6], None, badge=t["verdict"]),
+            ]
+        )
+    context = {
+        "heading": f"Release gate {r['policy']['name']}",
+        "verdict": r["verdict"],
+        "tone": r["verdict"].lower(),
+        "reason": r["reason"],
+        "family": gate_text.family_line(r),
+        "registration": r["registration"]["summary"],
+        "plot": Markup(
+            svg.forest(
+                forest_rows,
+                thresholds=thresholds,
+                unit="pp" if percent else "",
+                title="improvement and one-sided lower bound per task",
+            )
+        ),
+        "header": gate_text.HEADER,
+        "rows": table,
+        "aggregate": gate_text._sign(r),
+        "reasons": [f"{t['task']}: {t['reason']}" for t in r["tasks"] if t["verdict"] != "PASS"],
+        "notes": list(r["notes"]),
+    }
+    return "gate", context
+
+
+# --- multiplicity, simultaneous intervals, file descriptions ---------------------------------
+
+
+def _multiplicity(r: Result) -> tuple[str, dict[str, Any]]:
+    labels = r.get("labels") or [str(i + 1) for i in range(len(r["pvalues"]))]
+    rows = [
+        [
+            label,
+            _cell(_num(p), p),
+            _cell(_num(q), q),
+            _cell("yes" if rej else "no", None, badge="PASS" if rej else None),
+        ]
+        for label, p, q, rej in zip(labels, r["pvalues"], r["p_adjusted"], r["reject"], strict=True)
+    ]
+    context = {
+        "heading": f"Multiple-testing correction: {r['method']}",
+        "lead": f"alpha = {r['alpha']:g}; {sum(map(bool, r['reject']))} of {len(rows)} rejected.",
+        "plot": None,
+        "header": ("hypothesis", "raw p", "adjusted p", "rejected"),
+        "rows": rows,
+        "notes": list(r.get("notes", [])),
+    }
+    return "table", context
+
+
+def _simultaneous(r: Result) -> tuple[str, dict[str, Any]]:
+    tasks = r["tasks"]
+    forest_rows = [
+        svg.ForestRow(
+            label=t, estimate=_float(e), low=_float(lo, -math.inf), high=_float(hi, math.inf)
+        )
+        for t, e, lo, hi in zip(tasks, r["estimate"], r["ci_low"], r["ci_high"], strict=True)
+    ]
+    rows = [
+        [t, _cell(_num(e), e), _cell(_num(p), p), _cell(_num(q), q), "yes" if rej else "no"]
+        for t, e, p, q, rej in zip(
+            tasks, r["estimate"], r["pvalues"], r["p_adjusted"], r["reject"], strict=True
+        )
+    ]
+    context = {
+        "heading": "Simultaneous inference (Romano-Wolf, max-T)",
+        "lead": f"{r['scheme']} resampling, {r['n_resamples']:,} resamples; intervals cover all "
+        f"{len(tasks)} differences at once with probability {r['confidence_level']:g}.",
+        "plot": Markup(svg.forest(forest_rows)),
+        "header": ("task", "estimate", "raw p", "Romano-Wolf p", "rejected"),
+        "rows": rows,
+        "notes": list(r.get("notes", [])),
+    }
+    return "table", context
+
+
+def _float(value: float | None, default: float = math.nan) -> float:
+    return default if value is None else float(value)
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return "< 0.0001" if 0 < value < 1e-4 else f"{value:.4g}"
+
+
+_SECTIONS: dict[str, Callable[[Result], tuple[str, dict[str, Any]]]] = {
+    "comparison": _comparison,
+    "gate": _gate,
+    "multiplicity": _multiplicity,
+    "simultaneous": _simultaneous,
+}
+
+
+def register_section(kind: str, build: Callable[[Result], tuple[str, dict[str, Any]]]) -> None:
+    """Add the view of a result kind (later capabilities plug in here)."""
+    _SECTIONS[kind] = build

@@ -1,0 +1,281 @@
+"""Shared pieces of the SVG plots: escaping, element builders, scales, axes, legends."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+_FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+_MUTED = "#6e7781"
+_CHAR = 0.6  # average glyph width as a fraction of the font size (a generous estimate)
+_LIMIT = 1e300  # finite values beyond this are drawn at the plot edge
+_EMPHASIS: dict[str | None, tuple[str, str, str]] = {  # colour, label symbol, marker shape
+    None: ("currentColor", "", "square"),
+    "pass": ("#1a7f37", "\u2713", "circle"),
+    "fail": ("#cf222e", "\u2717", "cross"),
+    "unresolved": ("#9a6700", "?", "open-diamond"),
+}
+_PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")  # Okabe-Ito
+_DASHES = ("", "6 3", "2 3", "8 3 2 3", "4 2 1 2")
+_SHAPES = ("circle", "square", "triangle", "diamond", "cross")
+_CORNERS = {
+    "triangle": ((0.0, -1.2), (1.1, 0.8), (-1.1, 0.8)),
+    "diamond": ((0.0, -1.3), (1.3, 0.0), (0.0, 1.3), (-1.3, 0.0)),
+}
+_VIRIDIS = bytes.fromhex("440154 472d7b 3b528b 2c728e 21918c 28ae80 5ec962 addc30 fde725")
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+_Pen = tuple[str, float, str]  # stroke colour, width, dash pattern
+_INK: _Pen = ("currentColor", 1.0, "")
+_GRID: _Pen = (_MUTED, 0.5, "2 3")
+_GUIDE: _Pen = (_MUTED, 1.5, "5 3")
+_Ref = float | tuple[float, str]
+_Style = Mapping[str, object]
+_PLAIN: _Style = {}
+
+
+# --- text, numbers, elements -------------------------------------------------------------
+
+
+def _t(text: object) -> str:
+    """Text content: XML-escaped, characters that XML forbids replaced by U+FFFD."""
+    return escape(_NOT_XML.sub("\ufffd", str(text)))
+
+
+def _a(text: object) -> str:
+    """An attribute value (always written in double quotes)."""
+    return escape(_NOT_XML.sub("\ufffd", str(text)), {'"': "&quot;", "'": "&apos;"})
+
+
+def _c(v: float) -> str:
+    """A pixel coordinate: two decimals at most, no trailing zeros, never '-0'."""
+    s = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def _el(tag: str, attrs: Mapping[str, object], text: str = "", tip: str = "", raw: str = "") -> str:
+    """One element: numbers become coordinates, strings are escaped, empty values dropped.
+
+    ``text`` and ``tip`` (a ``<title>`` child) are escaped here; ``raw`` is markup.
+    """
+    parts = [tag]
+    for key, v in attrs.items():
+        if v is not None and v != "":
+            parts.append(f'{key}="{_c(v) if isinstance(v, (int, float)) else _a(v)}"')
+    inner = (f"<title>{_t(tip)}</title>" if tip else "") + _t(text) + raw
+    head = " ".join(parts)
+    return f"<{head}>{inner}</{tag}>" if inner else f"<{head}/>"
+
+
+def _text(x: float, y: float, text: str, cls: str, style: _Style = _PLAIN, chars: int = 80) -> str:
+    """A text cut to ``chars`` characters, with the full text as its tooltip when cut."""
+    shown = _fit(text, chars)
+    return _el(
+        "text", {"class": cls, "x": x, "y": y, **style}, shown, tip=text if shown != text else ""
+    )
+
+
+def _num(v: float, unit: str = "") -> str:
+    """A number for a tooltip: 6 significant digits, 'n/a', '+inf' or '-inf'."""
+    if math.isnan(v):
+        return "n/a"
+    if math.isinf(v):
+        return "+inf" if v > 0 else "-inf"
+    return f"{v:.6g} {unit}" if unit else f"{v:.6g}"
+
+
+def _short(v: float, decimals: int | None) -> str:
+    """A signed number with ``decimals`` decimals (3 significant digits if None or large)."""
+    if math.isnan(v) or math.isinf(v):
+        return _num(v)
+    return f"{v:+.3g}" if decimals is None or abs(v) >= 1e6 else f"{v:+.{decimals}f}"
+
+
+def _fit(text: str, chars: int) -> str:
+    """``text`` cut to ``chars`` characters with an ellipsis."""
+    return text if len(text) <= chars else text[: max(chars - 1, 0)] + "\u2026"
+
+
+def _px(text: str, size: float = 12.0) -> float:
+    return len(text) * size * _CHAR
+
+
+def _off(v: float) -> bool:
+    """Whether ``v`` cannot be placed on a scale (infinite or beyond +/-1e300)."""
+    return math.isinf(v) or abs(v) > _LIMIT
+
+
+def _bad(v: float) -> bool:
+    """NaN or off the scale: a point that cannot be drawn."""
+    return math.isnan(v) or _off(v)
+
+
+# --- scales ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Axis:
+    lo: float
+    hi: float
+    ticks: tuple[float, ...]
+    labels: tuple[str, ...]
+    decimals: int | None  # of the tick labels; None when they are in scientific notation
+    start: float  # pixel of ``lo``
+    end: float  # pixel of ``hi``
+
+    def __call__(self, v: float) -> float:
+        """The pixel of ``v``, clamped to the axis (infinite values go to its ends)."""
+        f = 0.0 if v <= self.lo else 1.0 if v >= self.hi else (v - self.lo) / (self.hi - self.lo)
+        return self.start + f * (self.end - self.start)
+
+
+def _axis(values: Iterable[float], start: float, end: float, count: int) -> _Axis:
+    """A scale from ``start`` to ``end`` pixels over about ``count`` nice ticks.
+
+    Ticks are multiples of 1, 2 or 5 times a power of ten. NaN, infinite and beyond-limit
+    values are ignored; no values give [0, 1]; values that are (almost) all equal get a
+    padding of 10% of their size, or of 1 around zero.
+    """
+    finite = [float(v) for v in values if not _bad(v)]
+    lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
+    if hi - lo <= 1e-9 * max(abs(lo), abs(hi)) or hi - lo < 1e-280:
+        centre = lo / 2 + hi / 2
+        pad = 1.0 if centre == 0 else max(abs(centre) / 10, 1e-280)
+        lo, hi = centre - pad, centre + pad
+    raw = (hi - lo) / max(count, 1)
+    power = math.floor(math.log10(raw))
+    mantissa = raw / 10.0**power
+    m = 1 if mantissa < 1.5 else 2 if mantissa < 3.5 else 5 if mantissa < 7.5 else 10
+    if m == 10:
+        m, power = 1, power + 1
+    step = m * 10.0**power
+
+    def at(k: int) -> float:  # k * step without the drift of repeated addition
+        return (k * m / 10.0**-power if power < 0 else k * m * 10.0**power) + 0.0
+
+    first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+    ticks = tuple(at(k) for k in range(first, last + 1))
+    big = max(abs(t) for t in ticks)
+    if big >= 1e6 or step < 1e-4:
+        digits = min(15, max(0, math.floor(math.log10(big)) - power))
+        labels, decimals = tuple("0" if t == 0 else f"{t:.{digits}e}" for t in ticks), None
+    else:
+        decimals = max(0, -power)
+        labels = tuple(f"{t:.{decimals}f}" for t in ticks)
+    return _Axis(ticks[0], ticks[-1], ticks, labels, decimals, start, end)
+
+
+# --- shared pieces -----------------------------------------------------------------------
+
+
+def _frame(width: float, height: float, label: str, body: Sequence[str]) -> str:
+    size = {"width": width, "height": height, "viewBox": f"0 0 {_c(width)} {_c(height)}"}
+    attrs = {"xmlns": "http://www.w3.org/2000/svg", **size, "role": "img", "aria-label": label}
+    attrs |= {"font-family": _FONT, "font-size": 12, "fill": "currentColor"}
+    return _el("svg", attrs, tip=label, raw="".join(body))
+
+
+def _heading(title: str | None, width: float) -> list[str]:
+    if not title:
+        return []
+    chars = max(int((width - 16) / (14 * _CHAR)), 8)
+    return [_text(8, 20, title, "title", {"font-size": 14, "font-weight": 600}, chars=chars)]
+
+
+def _empty(width: float, kind: str, title: str | None) -> str:
+    height = 120 if title else 90
+    style = {"text-anchor": "middle", "fill": _MUTED, "font-size": 14}
+    body = [*_heading(title, width), _text(width / 2, height / 2 + 8, "no data", "empty", style)]
+    return _frame(width, height, f"{kind}{': ' + title if title else ''} (no data)", body)
+
+
+def _marker(shape: str, x: float, y: float, r: float, ink: str, tip: str, cls: str) -> str:
+    """A marker centred on (x, y): circle, square, triangle, diamond or cross; 'open-' hollow."""
+    paint: dict[str, object] = {"fill": ink}
+    if shape.startswith("open-"):
+        shape, paint = shape[5:], {"fill": "none", "stroke": ink, "stroke-width": 1.5}
+    if shape == "circle":
+        return _el("circle", {"class": cls, "cx": x, "cy": y, "r": r, **paint}, tip=tip)
+    if shape == "square":
+        box = {"class": cls, "x": x - r, "y": y - r, "width": 2 * r, "height": 2 * r}
+        return _el("rect", box | paint, tip=tip)
+    if shape == "cross":
+        a, b, c, d = _c(x - r), _c(x + r), _c(y - r), _c(y + r)
+        path = {"class": cls, "d": f"M{a} {c}L{b} {d}M{a} {d}L{b} {c}", "fill": "none"}
+        return _el("path", {**path, "stroke": ink, "stroke-width": 2.2}, tip=tip)
+    points = " ".join(f"{_c(x + a * r)},{_c(y + b * r)}" for a, b in _CORNERS[shape])
+    return _el("polygon", {"class": cls, "points": points, **paint}, tip=tip)
+
+
+def _arrow(x: float, y: float, direction: int, ink: str, tip: str) -> str:
+    """An arrowhead with its tip at ``x``, pointing left (-1) or right (+1): 'unbounded'."""
+    base = x - 8 * direction
+    points = f"{_c(x)},{_c(y)} {_c(base)},{_c(y - 5)} {_c(base)},{_c(y + 5)}"
+    return _el("polygon", {"class": "arrow", "points": points, "fill": ink}, tip=tip)
+
+
+def _line(
+    x1: float, y1: float, x2: float, y2: float, cls: str, pen: _Pen = _INK, tip: str = ""
+) -> str:
+    ends = {"class": cls, "x1": x1, "y1": y1, "x2": x2, "y2": y2}
+    return _el(
+        "line",
+        {**ends, "stroke": pen[0], "stroke-width": pen[1], "stroke-dasharray": pen[2]},
+        tip=tip,
+    )
+
+
+def _x_scale(values: Sequence[float], start: float, end: float) -> _Axis:
+    """A horizontal scale with as many ticks (2 to 8) as leave room for their labels."""
+    count = max(2, min(8, int(abs(end - start) // 70)))
+    while True:
+        ax = _axis(values, start, end, count)
+        room = abs(end - start) / max(len(ax.ticks) - 1, 1)
+        if count == 2 or max(_px(s, 11) for s in ax.labels) + 8 <= room:
+            return ax
+        count -= 1
+
+
+def _x_axis(ax: _Axis, y: float, top: float, caption: str) -> list[str]:
+    out = [_line(min(ax.start, ax.end), y, max(ax.start, ax.end), y, "axis")]
+    room = abs(ax.end - ax.start) / max(len(ax.ticks) - 1, 1)
+    every = math.ceil((max(_px(s, 11) for s in ax.labels) + 8) / room)  # label every n-th tick
+    for i, (tick, text) in enumerate(zip(ax.ticks, ax.labels, strict=True)):
+        x = ax(tick)
+        out += [_line(x, top, x, y, "grid", _GRID), _line(x, y, x, y + 4, "tick-mark")]
+        if i % every == 0:
+            out.append(_text(x, y + 16, text, "tick", {"text-anchor": "middle", "font-size": 11}))
+    if caption:
+        mid = (ax.start + ax.end) / 2
+        out.append(_text(mid, y + 34, caption, "axis-label", {"text-anchor": "middle"}))
+    return out
+
+
+def _y_axis(ax: _Axis, x: float, right: float, caption: str) -> list[str]:
+    out = [_line(x, min(ax.start, ax.end), x, max(ax.start, ax.end), "axis")]
+    for tick, text in zip(ax.ticks, ax.labels, strict=True):
+        y = ax(tick)
+        out += [_line(x, y, right, y, "grid", _GRID), _line(x - 4, y, x, y, "tick-mark")]
+        out.append(_text(x - 6, y + 4, text, "tick", {"text-anchor": "end", "font-size": 11}))
+    mid = (ax.start + ax.end) / 2
+    turn = {"text-anchor": "middle", "transform": f"rotate(-90 14 {_c(mid)})"}
+    return [*out, _text(14, mid, caption, "axis-label", turn, chars=50)]
+
+
+def _legend(
+    entries: Sequence[tuple[str, str]], x0: float, y0: float, width: float
+) -> tuple[list[str], float]:
+    """Legend items (swatch markup drawn around 0,0; label) flowed into rows, and their height."""
+    out, x, y = [], x0, y0
+    for swatch, label in entries:
+        w = 44 + _px(_fit(label, 40), 11)
+        if x > x0 and x + w > width:
+            x, y = x0, y + 18
+        text = _text(26, 4, label, "legend-label", {"font-size": 11}, chars=40)
+        move = {"class": "legend", "transform": f"translate({_c(x)} {_c(y)})"}
+        out.append(_el("g", move, raw=swatch + text))
+        x += w
+    return out, (y - y0 + 18 if entries else 0)

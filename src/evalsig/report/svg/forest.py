@@ -1,0 +1,213 @@
+"""Forest plots: one labelled estimate and interval per row."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from evalsig.errors import DataError
+from evalsig.report.svg._draw import (
+    _CHAR,
+    _EMPHASIS,
+    _MUTED,
+    _arrow,
+    _Axis,
+    _bad,
+    _el,
+    _empty,
+    _fit,
+    _frame,
+    _heading,
+    _legend,
+    _line,
+    _marker,
+    _num,
+    _off,
+    _px,
+    _short,
+    _t,
+    _text,
+    _x_axis,
+    _x_scale,
+)
+
+__all__ = ["ForestRow", "forest"]
+
+
+@dataclass(frozen=True, slots=True)
+class ForestRow:
+    """One row of a forest plot: a labelled estimate with its interval.
+
+    Parameters
+    ----------
+    label : str
+        The row's name (a task, a model, a study).
+    estimate : float
+        The point estimate; NaN draws no mark and shows "n/a".
+    low, high : float
+        The interval; ``-inf``/``inf`` mean unbounded (a one-sided bound) and draw an arrow.
+    note : str, optional
+        A short second line under the label (kept whole in the tooltip).
+    emphasis : {"pass", "fail", "unresolved", None}, optional
+        Colours the row green, red or amber and adds a symbol (check mark, cross, question
+        mark) and a marker shape, so the verdict reads without colour too.
+
+    Raises
+    ------
+    DataError
+        If ``emphasis`` is not one of the values above.
+    """
+
+    label: str
+    estimate: float
+    low: float
+    high: float
+    note: str = ""
+    emphasis: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.emphasis not in _EMPHASIS:
+            raise DataError(
+                f"`emphasis` is {self.emphasis!r} for row {self.label!r}; "
+                "use 'pass', 'fail', 'unresolved' or None."
+            )
+
+
+# --- forest ------------------------------------------------------------------------------
+
+
+def forest(
+    rows: Sequence[ForestRow],
+    /,
+    *,
+    reference: float = 0.0,
+    thresholds: Sequence[float | None] | None = None,
+    unit: str = "",
+    title: str | None = None,
+    width: float = 640,
+) -> str:
+    """A forest plot: one row per label with its estimate and interval on a shared scale.
+
+    Parameters
+    ----------
+    rows : sequence of ForestRow
+        The rows, drawn top to bottom in the given order.
+    reference : float, default 0.0
+        Where the vertical reference line goes (no difference).
+    thresholds : sequence of float or None, optional
+        One per row: a dashed mark at that value (a non-inferiority margin, say); None, NaN
+        or an infinite value draws none for that row.
+    unit : str, default ""
+        ``"pp"`` means values are on the 0-1 scale and shown as percentage points (times
+        100); any other text is shown as is under the axis.
+    title : str, optional
+        A heading above the plot.
+    width : float, default 640
+        Width in pixels (at least about 340 are used); the height grows with the rows.
+
+    Returns
+    -------
+    str
+        The ``<svg>`` element.
+
+    Raises
+    ------
+    DataError
+        If ``thresholds`` does not have one entry per row.
+
+    Examples
+    --------
+    >>> svg = forest([ForestRow("math", 0.012, 0.004, 0.020, emphasis="pass")], unit="pp")
+    >>> svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+    True
+    """
+    rows = list(rows)
+    marks = [None] * len(rows) if thresholds is None else list(thresholds)
+    if len(marks) != len(rows):
+        raise DataError(
+            f"`thresholds` has {len(marks)} entries for {len(rows)} rows; "
+            "give one per row (None for no mark)."
+        )
+    if not rows:
+        return _empty(width, "Forest plot", title)
+    scale, suffix = (100.0, "pp") if unit == "pp" else (1.0, unit)
+    row_h = 40.0 if any(r.note for r in rows) else 28.0
+    longest = max(len(r.label) + (2 if r.emphasis else 0) for r in rows)
+    label_w = min(max(_px("x" * min(longest, 32)) + 8, 60), 240)
+    plot_x, plot_w = label_w + 16, max(width - label_w - 174, 120)
+    total_w = plot_x + plot_w + 158  # 150 px for the values column
+    top = 34.0 if title else 10.0
+    axis_y = top + row_h * len(rows) + 6
+    values = [reference] + [v * scale for r in rows for v in (r.estimate, r.low, r.high)]
+    values += [t * scale for t in marks if t is not None]
+    ax = _x_scale(values, plot_x, plot_x + plot_w)
+    caption = "percentage points" if unit == "pp" else unit
+    body = _heading(title, total_w) + _x_axis(ax, axis_y, top, caption)
+    if not _bad(reference * scale):
+        x, tip = ax(reference * scale), f"reference: {_num(reference * scale, suffix)}"
+        body.append(_line(x, top, x, axis_y, "reference", ("currentColor", 1.2, ""), tip))
+    for i, (row, mark) in enumerate(zip(rows, marks, strict=True)):
+        y = top + row_h * (i + 0.5)
+        columns = (label_w, plot_x + plot_w + 10)
+        body.append(_forest_row(row, mark, ax, (y, row_h, scale), suffix, columns))
+    entries = []
+    for e in ("pass", "fail", "unresolved"):
+        if any(r.emphasis == e for r in rows):
+            ink, symbol, shape = _EMPHASIS[e]
+            entries.append((_marker(shape, 10, 0, 4.5, ink, e, "key"), f"{symbol} {e}"))
+    if any(t is not None and not _bad(t * scale) for t in marks):
+        entries.append((_line(10, -7, 10, 7, "key", (_MUTED, 2, "3 2")), "threshold"))
+    legend, legend_h = _legend(entries, 8, axis_y + 56, total_w)
+    height = axis_y + 44 + (legend_h + 6 if legend_h else 0)
+    label = f"Forest plot{': ' + title if title else ''} ({len(rows)} rows)"
+    return _frame(total_w, height, label, body + legend)
+
+
+def _forest_row(
+    row: ForestRow,
+    mark: float | None,
+    ax: _Axis,
+    place: tuple[float, float, float],  # centre y, row height, value scale
+    unit: str,
+    columns: tuple[float, float],  # right edge of the labels, left edge of the values
+) -> str:
+    (y, row_h, scale), (label_x, value_x) = place, columns
+    ink, symbol, shape = _EMPHASIS[row.emphasis]
+    est, low, high = row.estimate * scale, row.low * scale, row.high * scale
+    facts = [f"estimate {_num(est, unit)}", f"interval {_num(low)} to {_num(high)} {unit}".rstrip()]
+    if math.isinf(low) or math.isinf(high):
+        sides = [side for side, v in (("below", low), ("above", high)) if math.isinf(v)]
+        facts.append(f"unbounded {' and '.join(sides)}")
+    facts += ["low > high"] * (low > high) + [row.emphasis or "", row.note]
+    tip = f"{row.label}: {'; '.join(f for f in facts if f)}"
+    chars = max(int((label_x - 8) / (12 * _CHAR)) - (2 if symbol else 0), 4)
+    sym = _el("tspan", {"fill": ink, "font-weight": 700}, symbol) + " " if symbol else ""
+    at = {"class": "label", "x": label_x, "y": y - 4 if row.note else y + 4, "text-anchor": "end"}
+    out = [_el("text", at, raw=sym + _t(_fit(row.label, chars)))]
+    if row.note:
+        style = {"text-anchor": "end", "font-size": 11, "fill": _MUTED}
+        out.append(_text(label_x, y + 11, row.note, "note", style, chars=chars + 2))
+    if mark is not None and not _bad(mark * scale):
+        x, half, mtip = ax(mark * scale), row_h / 2 - 3, f"threshold: {_num(mark * scale, unit)}"
+        out.append(_line(x, y - half, x, y + half, "threshold", (_MUTED, 2, "3 2"), mtip))
+    if not (math.isnan(low) or math.isnan(high)):
+        x1, x2 = ax(low), ax(high)
+        pen = (ink, 2.0, "4 3" if row.emphasis == "unresolved" else "")
+        out.append(_line(x1, y, x2, y, "interval", pen, tip))
+        for v, x in ((low, x1), (high, x2)):
+            if _off(v):
+                out.append(_arrow(x, y, 1 if v > 0 else -1, ink, f"{tip} (drawn to the edge)"))
+            else:
+                out.append(_line(x, y - 4, x, y + 4, "cap", (ink, 1.5, "")))
+    if math.isnan(est):
+        style = {"text-anchor": "middle", "font-size": 10, "fill": _MUTED}
+        out.append(_text((ax.start + ax.end) / 2, y - 6, "n/a", "na", style))
+    elif _off(est):
+        out.append(_arrow(ax(est), y, 1 if est > 0 else -1, ink, f"{tip} (off the scale)"))
+    else:
+        out.append(_marker(shape, ax(est), y, 5, ink, tip, "estimate"))
+    d = None if ax.decimals is None else ax.decimals + 1
+    value = f"{_short(est, d)} [{_short(low, d)}, {_short(high, d)}]"
+    out.append(_text(value_x, y + 4, value, "value", {"font-size": 11}, chars=24))
+    return _el("g", {"class": "row"}, tip=tip, raw="".join(out))

@@ -1,0 +1,159 @@
+"""Heatmaps of square matrices (pairwise p-values between models)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from evalsig.errors import DataError
+from evalsig.report.svg._draw import (
+    _MUTED,
+    _VIRIDIS,
+    _c,
+    _el,
+    _empty,
+    _fit,
+    _frame,
+    _heading,
+    _num,
+    _px,
+    _text,
+)
+
+__all__ = ["heatmap"]
+
+# --- heatmap -----------------------------------------------------------------------------
+
+
+def _colour(f: float) -> str:
+    """Viridis at ``f`` in [0, 1] (dark to light, so it stays ordered in grayscale)."""
+    pos = min(max(f, 0.0), 1.0) * (len(_VIRIDIS) // 3 - 1)
+    i = min(int(pos), len(_VIRIDIS) // 3 - 2)
+    a, b = _VIRIDIS[3 * i : 3 * i + 3], _VIRIDIS[3 * i + 3 : 3 * i + 6]
+    mix = (u * (i + 1 - pos) + v * (pos - i) for u, v in zip(a, b, strict=True))
+    return "#" + "".join(f"{round(c):02x}" for c in mix)
+
+
+def _hatched(x: float, y: float, size: float, tip: str, cls: str) -> str:
+    """An empty cell with diagonal hatching: no value here."""
+    box = {"class": cls, "x": x, "y": y, "width": size, "height": size, "fill": _MUTED}
+    rect = _el(
+        "rect", {**box, "fill-opacity": 0.12, "stroke": _MUTED, "stroke-width": 0.5}, tip=tip
+    )
+    h, e = size / 2, size
+    d = f"M{_c(x)} {_c(y + e)}L{_c(x + e)} {_c(y)}M{_c(x)} {_c(y + h)}L{_c(x + h)} {_c(y)}"
+    d += f"M{_c(x + h)} {_c(y + e)}L{_c(x + e)} {_c(y + h)}"
+    return rect + _el("path", {"class": "hatch", "d": d, "stroke": _MUTED, "fill": "none"})
+
+
+def heatmap(
+    labels: Sequence[str],
+    matrix: Sequence[Sequence[float]],
+    /,
+    *,
+    title: str | None = None,
+    vmin: float = 0.0,
+    vmax: float = 1.0,
+    fmt: str = "{:.2g}",
+    width: float | None = None,
+) -> str:
+    """A square matrix (pairwise p-values, say) as coloured cells with a colour scale.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        Row and column names, in matrix order.
+    matrix : sequence of sequences of float
+        ``len(labels)`` rows of ``len(labels)`` values; NaN cells are drawn hatched ("n/a").
+    title : str, optional
+        A heading above the plot.
+    vmin, vmax : float, default 0.0, 1.0
+        The ends of the colour scale (viridis); values beyond them take the end colours.
+    fmt : str, default "{:.2g}"
+        Format of the values written in the cells (when every value fits in a cell).
+    width : float, optional
+        Width in pixels; by default the cells are 40 px, smaller for more than 10 labels.
+
+    Returns
+    -------
+    str
+        The ``<svg>`` element.
+
+    Raises
+    ------
+    DataError
+        If the matrix is not ``len(labels)`` by ``len(labels)``, or the colour scale is
+        empty or not finite.
+
+    Examples
+    --------
+    >>> heatmap(["a", "b"], [[float("nan"), 0.03], [0.03, float("nan")]]).startswith("<svg")
+    True
+    """
+    n = len(labels)
+    values = [[float(v) for v in row] for row in matrix]
+    if len(values) != n or any(len(row) != n for row in values):
+        shape = f"{len(values)} rows of lengths {sorted({len(r) for r in values})}"
+        raise DataError(f"`matrix` has {shape}; it must be {n} x {n} to match `labels`.")
+    if not (math.isfinite(vmin) and math.isfinite(vmax) and vmin < vmax):
+        raise DataError(f"`vmin` = {vmin!r}, `vmax` = {vmax!r}; give finite values, vmin < vmax.")
+    if n == 0:
+        return _empty(width or 320, "Heatmap", title)
+    names = [str(s) for s in labels]
+    label_px = max(_px(_fit(s, 24), 11) for s in names)
+    left, top = label_px + 14, (34 if title else 8) + label_px * 0.71 + 12
+    legend_w = 54 + max(_px(fmt.format(v), 11) for v in (vmin, vmax))
+    if width:
+        cell = min(max((width - left - legend_w - 16) / n, 6), 60)
+    else:
+        cell = 40.0 if n <= 10 else max(400 / n, 8)
+    texts = [[fmt.format(v) if math.isfinite(v) else _num(v) for v in row] for row in values]
+    show = cell >= 16 and all(_px(s, 11) + 4 <= cell for row in texts for s in row)
+    body = _heading(title, 10_000)
+    for i, name in enumerate(names):
+        y, x = top + (i + 0.5) * cell, left + (i + 0.5) * cell
+        style = {"text-anchor": "end", "font-size": 11}
+        body.append(_text(left - 6, y + 4, name, "row-label", style, chars=24))
+        turn = {"font-size": 11, "transform": f"rotate(-45 {_c(x)} {_c(top - 6)})"}
+        body.append(_text(x, top - 6, name, "col-label", turn, chars=24))
+    for i, row in enumerate(values):
+        for j, v in enumerate(row):
+            x, y = left + j * cell, top + i * cell
+            tip = f"{names[i]} vs {names[j]}: {_num(v)}"
+            if math.isnan(v):
+                body.append(_hatched(x, y, cell, tip, "cell na"))
+                continue
+            f = (v - vmin) / (vmax - vmin) if math.isfinite(v) else (1.0 if v > 0 else 0.0)
+            tip += "" if vmin <= v <= vmax else " (beyond the colour scale)"
+            box = {"class": "cell", "x": x, "y": y, "width": cell, "height": cell}
+            body.append(_el("rect", {**box, "fill": _colour(f), "stroke": "#ffffff"}, tip=tip))
+            if show:
+                style = {
+                    "text-anchor": "middle",
+                    "font-size": 11,
+                    "fill": "#000" if f > 0.55 else "#fff",
+                }
+                body.append(_text(x + cell / 2, y + cell / 2 + 4, texts[i][j], "value", style))
+    lx, bar_h = left + n * cell + 16, max(n * cell, 100.0)
+    for k in range(24):  # the colour bar, vmax at the top
+        box = {
+            "class": "scale",
+            "x": lx,
+            "y": top + k * bar_h / 24,
+            "width": 12,
+            "height": bar_h / 24 + 0.5,
+        }
+        body.append(_el("rect", {**box, "fill": _colour(1 - (k + 0.5) / 24)}))
+    for f in (0.0, 0.5, 1.0):
+        text = fmt.format(vmin + f * (vmax - vmin))
+        body.append(
+            _text(lx + 16, top + (1 - f) * bar_h + 4, text, "scale-label", {"font-size": 11})
+        )
+    bottom = top + bar_h
+    if any(math.isnan(v) for row in values for v in row):
+        body.append(_hatched(lx, bottom + 10, 12, "n/a: no value", "key"))
+        body.append(_text(lx + 16, bottom + 20, "n/a", "key-label", {"font-size": 11}))
+        bottom += 26
+    total_w = max(lx + legend_w, left + (n - 0.5) * cell + label_px * 0.71 + 12)
+    label = f"Heatmap{': ' + title if title else ''} ({n} x {n})"
+    return _frame(total_w, bottom + 10, label, body)

@@ -1,0 +1,123 @@
+"""The HTML report in a real headless Chromium: offline, no errors, hostile names inert.
+
+Debian's ``chromium`` is driven by Playwright. Where it is missing, the test set-up installs
+it when running in CI as root (``CI=true``, as ``.ci/run`` does), and otherwise skips with
+the reason. A screenshot is saved to ``artifacts/report.png``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from evalsig import compare
+from evalsig.release import gate
+from evalsig.report.html import page
+
+HOSTILE = "<script>alert(1)</script>"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _install_chromium() -> None:
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
+        subprocess.run(command, env=env, timeout=900, check=False, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path = shutil.which("chromium")
+    can_install = os.environ.get("CI") and shutil.which("apt-get") and os.geteuid() == 0
+    if path is None and can_install:
+        _install_chromium()
+        path = shutil.which("chromium")
+    if path is None:
+        pytest.skip(
+            "Chromium is not installed (Debian package 'chromium'); the test installs it "
+            "itself when CI=true and it runs as root with apt-get"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: str) -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+def _results() -> list[dict[str, Any]]:
+    rng = np.random.default_rng(0)
+    base = rng.integers(0, 2, 4000)
+    cand = np.where(rng.random(4000) < 0.06, 1, base)
+    comparison = compare(base, cand, one_sided=True).to_dict()
+    shifts = {HOSTILE: 0.03, "pipe | and `tick`": 0.0, "down": -0.03}
+    b, c = {}, {}
+    for task, shift in shifts.items():
+        item = rng.beta(2, 2, 800)
+        b[task] = np.clip(item + rng.normal(0, 0.05, 800), 0, 1)
+        c[task] = np.clip(item + shift + rng.normal(0, 0.05, 800), 0, 1)
+    release = gate(b, c, policy={"name": f"ship {HOSTILE}", "tasks": list(shifts)}).to_dict()
+    return [comparison, release]
+
+
+def test_report_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
+    results = _results()
+    path = tmp_path / "report.html"
+    path.write_text(page(results, title=f"report {HOSTILE}"), encoding="utf-8")
+    context = browser.new_context(offline=True)
+    tab = context.new_page()
+    errors: list[str] = []
+    requests: list[str] = []
+    dialogs: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.on("request", lambda r: requests.append(r.url))
+    tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    tab.goto(path.as_uri())
+    tab.wait_for_load_state("load")
+    assert errors == []
+    assert requests == [path.as_uri()]  # the page itself, nothing fetched
+    assert dialogs == []  # the hostile names did not run
+    text = tab.inner_text("body")
+    assert HOSTILE in text  # shown as text
+    assert "pipe | and `tick`" in text
+    assert tab.locator("script").count() == 1  # only the page's own sorting script
+    estimate = results[0]["estimate"]
+    assert f"{100 * estimate:+.2f} pp" in text
+    assert "Release gate ship" in text
+    for task in results[1]["tasks"]:  # every verdict and adjusted p-value is on the page
+        assert task["verdict"] in text
+        assert f"{task['p_adjusted']:.4f}" in text or task["p_adjusted"] < 1e-4
+    assert tab.locator("svg").count() >= 2
+    # sort the gate's task table by its verdict column, then the other way
+    table = tab.locator("table.sortable").first
+    header = table.locator("thead th").nth(6)
+    header.click()
+    first = table.locator("tbody tr").first.locator("td").nth(6).inner_text()
+    header.click()
+    reversed_first = table.locator("tbody tr").first.locator("td").nth(6).inner_text()
+    assert first != reversed_first
+    assert header.get_attribute("aria-sort") == "descending"
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+    context.close()
