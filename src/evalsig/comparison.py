@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -10,8 +9,8 @@ from typing import Any, Literal
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.load import load
-from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
+from evalsig.data.load import load_pair
+from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
 from evalsig.errors import DataError
 from evalsig.inference._bootstrap import bootstrap_core
 from evalsig.inference._cluster import cluster_bootstrap_core, cluster_robust_core
@@ -234,15 +233,8 @@ def compare(
     alternative = _resolve_alternative(alternative, one_sided)
     confidence_level = check_confidence_level(confidence_level)
     _check_method(method)
-    named_fields = any(_has_columns(data) for data in (baseline, candidate))
-    cluster_column = cluster if isinstance(cluster, str) and named_fields else None
-    tables = [
-        load(data, name=name, cluster_column=cluster_column if _has_columns(data) else None)
-        for name, data in (("baseline", baseline), ("candidate", candidate))
-    ]
-    cluster_arg = None if cluster_column is not None else cluster
-    paired = pair(
-        tables[0], tables[1], clusters=cluster_arg, on_missing=on_missing, on_mismatch=on_mismatch
+    paired = load_pair(
+        baseline, candidate, cluster=cluster, on_missing=on_missing, on_mismatch=on_mismatch
     )
     return compare_paired(
         paired,
@@ -329,11 +321,6 @@ def _check_method(method: object) -> None:
         raise DataError(
             f"`method` must be 'auto' or one of {', '.join(map(repr, VARIANTS))}; got {method!r}."
         )
-
-
-def _has_columns(data: object) -> bool:
-    """Whether the input names its fields (a DataFrame or a file), so `cluster` is a column."""
-    return isinstance(data, (str, os.PathLike)) or hasattr(data, "columns")
 
 
 def _resolve_alternative(alternative: object, one_sided: object) -> Alternative:

@@ -12,13 +12,27 @@ import typer
 from evalsig._json import SCHEMA_VERSION
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.errors import DataError
-from evalsig.report import comparison, gate
+from evalsig.report import comparison, gate, power
 from evalsig.report.html import page
 
 __all__ = ["read_result", "report_command"]
 
-TEXT = {"comparison": comparison.as_text, "gate": gate.as_text}
-MARKDOWN = {"comparison": comparison.as_markdown, "gate": gate.as_markdown}
+TEXT = {
+    "comparison": comparison.as_text,
+    "gate": gate.as_text,
+    "sample-size": power.sample_size_text,
+    "power": power.power_text,
+    "resolution": power.resolution_text,
+    "benchmark-resolution": power.benchmark_text,
+}
+MARKDOWN = {
+    "comparison": comparison.as_markdown,
+    "gate": gate.as_markdown,
+    "sample-size": power.sample_size_markdown,
+    "power": power.power_markdown,
+    "resolution": power.resolution_markdown,
+    "benchmark-resolution": power.benchmark_markdown,
+}
 
 
 def read_result(path: Path) -> Mapping[str, Any]:

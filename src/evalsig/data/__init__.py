@@ -1,6 +1,6 @@
 """Input layer: validated per-item scores, aligned pairs, and file readers."""
 
-from evalsig.data.load import describe, load, load_tasks
+from evalsig.data.load import describe, load, load_pair, load_tasks
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
 from evalsig.data.readers import Description, ReadOptions, read_table, read_tables, register
 from evalsig.data.table import ScoreTable
@@ -14,6 +14,7 @@ __all__ = [
     "ScoreTable",
     "describe",
     "load",
+    "load_pair",
     "load_tasks",
     "pair",
     "read_table",

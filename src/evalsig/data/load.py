@@ -9,13 +9,14 @@ from typing import Any
 import numpy as np
 
 from evalsig.data.build import table_from_long, table_from_mapping, table_from_matrix
+from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
 from evalsig.data.readers import Description, ReadOptions, collect
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import RecordMapper
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError
 
-__all__ = ["describe", "load", "load_tasks"]
+__all__ = ["describe", "load", "load_pair", "load_tasks"]
 
 
 def load(
@@ -181,6 +182,38 @@ def load_tasks(
         f"`{name}` is a {type(data).__name__}; pass an array (items or runs x items), a "
         "mapping item_id -> score, a pandas DataFrame in long format, or a file path."
     )
+
+
+def load_pair(
+    baseline: Any,
+    candidate: Any,
+    /,
+    *,
+    cluster: Any = None,
+    on_missing: OnMissing = "error",
+    on_mismatch: OnMismatch = "error",
+) -> PairedScores:
+    """Load both models' scores and align them by item id (see :func:`evalsig.compare`).
+
+    ``cluster`` is a column name when either input names its fields (a file or a
+    DataFrame), otherwise a sequence in the baseline's item order or a mapping
+    ``item_id -> label``.
+    """
+    named_fields = any(_has_columns(data) for data in (baseline, candidate))
+    cluster_column = cluster if isinstance(cluster, str) and named_fields else None
+    tables = [
+        load(data, name=name, cluster_column=cluster_column if _has_columns(data) else None)
+        for name, data in (("baseline", baseline), ("candidate", candidate))
+    ]
+    cluster_arg = None if cluster_column is not None else cluster
+    return pair(
+        tables[0], tables[1], clusters=cluster_arg, on_missing=on_missing, on_mismatch=on_mismatch
+    )
+
+
+def _has_columns(data: object) -> bool:
+    """Whether the input names its fields (a DataFrame or a file), so `cluster` is a column."""
+    return isinstance(data, (str, os.PathLike)) or hasattr(data, "columns")
 
 
 def describe(

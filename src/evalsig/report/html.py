@@ -8,6 +8,7 @@ a few lines of inline script; the page works with scripts off too.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -75,6 +76,9 @@ def fragment(result: Result) -> str:
 def section(result: Result) -> dict[str, Any]:
     """The heading, kind and rendered body of one result."""
     kind = str(result.get("kind", "unknown"))
+    if kind not in _SECTIONS:
+        for module in _SECTION_MODULES:  # views of later capabilities register on import
+            importlib.import_module(module)
     build = _SECTIONS.get(kind)
     if build is None:
         context = {
@@ -270,6 +274,10 @@ _SECTIONS: dict[str, Callable[[Result], tuple[str, dict[str, Any]]]] = {
     "multiplicity": _multiplicity,
     "simultaneous": _simultaneous,
 }
+
+
+_SECTION_MODULES = ("evalsig.report.power",)
+"""Modules whose import registers more sections (saved results of any kind render)."""
 
 
 def register_section(kind: str, build: Callable[[Result], tuple[str, dict[str, Any]]]) -> None:

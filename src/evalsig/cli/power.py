@@ -1,0 +1,211 @@
+"""``evalsig power`` (N*, power or MDE) and ``evalsig resolution`` (benchmark-level table)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.compare import Alternative
+from evalsig.cli.output import emit
+from evalsig.data import load, pair
+from evalsig.data.models import load_models
+from evalsig.errors import DataError
+from evalsig.power import benchmark_resolution, power_analysis, power_analysis_paired
+from evalsig.report import power as views
+
+__all__ = ["power_command", "resolution_command"]
+
+
+class SizeMethod(str, Enum):
+    normal = "normal"
+    exact = "exact"
+
+
+class Pairs(str, Enum):
+    adjacent = "adjacent"
+    all = "all"
+
+
+class Correction(str, Enum):
+    holm = "holm"
+    bonferroni = "bonferroni"
+    hochberg = "hochberg"
+    hommel = "hommel"
+    bh = "bh"
+    by = "by"
+
+
+Format = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
+Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file.")]
+Alpha = Annotated[float, typer.Option(help="Significance level of the test.")]
+Power = Annotated[float, typer.Option("--power", help="Target power (1 - beta).")]
+
+
+@app.command("power")
+def power_command(
+    pilot: Annotated[
+        list[str] | None,
+        typer.Argument(help="Optional pilot BASELINE and CANDIDATE results to estimate inputs."),
+    ] = None,
+    p01: Annotated[float | None, typer.Option(help="P(baseline wrong, candidate right).")] = None,
+    p10: Annotated[float | None, typer.Option(help="P(baseline right, candidate wrong).")] = None,
+    discordance: Annotated[
+        float | None, typer.Option(help="p01 + p10 alone, with --n: solve for the MDE.")
+    ] = None,
+    effect: Annotated[
+        float | None, typer.Option(help="Mean difference to detect (score units, 0.01 = 1 pp).")
+    ] = None,
+    sd: Annotated[
+        float | None, typer.Option(help="SD of per-item differences (between items).")
+    ] = None,
+    sd_within: Annotated[
+        float | None, typer.Option(help="Run-to-run SD of one run's difference within an item.")
+    ] = None,
+    runs: Annotated[int, typer.Option(min=1, help="Runs per item planned.")] = 1,
+    n: Annotated[
+        int | None, typer.Option("--n", min=2, help="Items you have or plan: power, MDE, q.")
+    ] = None,
+    accuracy: Annotated[
+        float | None,
+        typer.Option(help="Baseline accuracy: adds the unpaired Cohen's-h shortcut."),
+    ] = None,
+    alpha: Alpha = 0.05,
+    power: Power = 0.8,
+    alternative: Annotated[
+        Alternative, typer.Option(help="greater: the candidate is better.")
+    ] = Alternative.two_sided,
+    method: Annotated[
+        SizeMethod, typer.Option(help="McNemar N*: normal (Connor) or exact (binomial).")
+    ] = SizeMethod.normal,
+    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
+    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
+    run_column: Annotated[str | None, typer.Option("--run", help="Run column.")] = None,
+    input_format: Annotated[str, typer.Option("--input-format", help="Input format.")] = "auto",
+    task: Annotated[str | None, typer.Option(help="Task, when files hold several.")] = None,
+    metric: Annotated[str | None, typer.Option(help="Metric to read.")] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """Items needed (N*), power at --n, or the smallest detectable effect.
+
+    From rates (--p01 --p10), from --effect and --sd, or estimated from pilot results
+    (BASELINE CANDIDATE files; --effect then sets the difference to plan for).
+    """
+    with data_errors():
+        common = {"alpha": alpha, "power": power, "alternative": alternative.value}
+        if pilot:
+            if len(pilot) != 2:
+                raise DataError(
+                    f"pilot data are two result files, BASELINE and CANDIDATE; got {len(pilot)}."
+                )
+            if any(v is not None for v in (p01, p10, discordance, sd, sd_within)):
+                raise DataError(
+                    "with pilot files the rates and SDs are estimated; drop --p01, --p10, "
+                    "--discordance, --sd and --sd-within (or drop the files)."
+                )
+            tables = [
+                load(
+                    path,
+                    name=side,
+                    id_column=id_column,
+                    score_column=score_column,
+                    run_column=run_column,
+                    task=task,
+                    metric=metric,
+                    format=input_format,
+                )
+                for side, path in zip(("baseline", "candidate"), pilot, strict=True)
+            ]
+            result = power_analysis_paired(
+                pair(tables[0], tables[1]),
+                n=n,
+                effect=effect,
+                method=method.value,
+                source=f"pilot: {pilot[0]} vs {pilot[1]}",
+                **common,  # type: ignore[arg-type]
+            )
+        else:
+            result = power_analysis(
+                p01=p01,
+                p10=p10,
+                discordance=discordance,
+                effect=effect,
+                sd=sd,
+                sd_within=sd_within,
+                runs=runs,
+                n=n,
+                baseline_accuracy=accuracy,
+                method=method.value,
+                **common,  # type: ignore[arg-type]
+            )
+    emit(
+        result.to_dict(),
+        output_format,
+        output,
+        text=views.power_text,
+        markdown=views.power_markdown,
+        title="Power analysis",
+    )
+
+
+@app.command("resolution")
+def resolution_command(
+    results: Annotated[
+        list[str],
+        typer.Argument(help="A long table with a model column (CSV, JSONL, Parquet ...)."),
+    ],
+    model_column: Annotated[str, typer.Option("--model", help="Model column.")] = "model",
+    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
+    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
+    cluster_column: Annotated[
+        str | None, typer.Option("--cluster", help="Cluster column (subject, category).")
+    ] = None,
+    input_format: Annotated[str, typer.Option("--input-format", help="Input format.")] = "auto",
+    pairs: Annotated[
+        Pairs, typer.Option(help="Adjacent pairs of the ranking, or all pairs.")
+    ] = Pairs.adjacent,
+    top: Annotated[int | None, typer.Option(min=2, help="Only the best TOP models.")] = None,
+    alpha: Alpha = 0.05,
+    power: Power = 0.8,
+    correction: Annotated[
+        Correction, typer.Option(help="Multiplicity correction over the pairs.")
+    ] = Correction.holm,
+    bootstrap: Annotated[
+        int, typer.Option(min=0, help="Category-bootstrap resamples (needs --cluster).")
+    ] = 0,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """Which pairs of a leaderboard can this benchmark resolve? N*, q = N/N* per pair."""
+    with data_errors():
+        scores = load_models(
+            results if len(results) > 1 else results[0],
+            model_column=model_column,
+            id_column=id_column,
+            score_column=score_column,
+            cluster_column=cluster_column,
+            format=input_format,
+        )
+        result = benchmark_resolution(
+            scores,
+            pairs=pairs.value,
+            top=top,
+            alpha=alpha,
+            power=power,
+            correction=correction.value,
+            n_resamples=bootstrap,
+            rng=seed,
+        )
+    emit(
+        result.to_dict(),
+        output_format,
+        output,
+        text=views.benchmark_text,
+        markdown=views.benchmark_markdown,
+        title="Benchmark resolution",
+    )

@@ -1,0 +1,98 @@
+"""Validation and normal quantiles shared by the power calculations."""
+
+from __future__ import annotations
+
+import math
+
+from scipy import stats
+
+from evalsig.errors import DataError
+from evalsig.inference._common import Alternative, check_alternative
+
+__all__ = [
+    "check_alpha",
+    "check_n",
+    "check_power",
+    "check_rates",
+    "check_runs",
+    "sided_alpha",
+    "z_alpha",
+    "z_power",
+]
+
+
+def check_alpha(alpha: object) -> float:
+    value = _number(alpha)
+    if not 0.0 < value < 0.5:
+        raise DataError(
+            f"`alpha` must be a number strictly between 0 and 0.5; got {alpha!r}. "
+            "Use e.g. 0.05 for a 5% false-positive rate."
+        )
+    return value
+
+
+def check_power(power: object) -> float:
+    value = _number(power)
+    if not 0.0 < value < 1.0:
+        raise DataError(
+            f"`power` must be a number strictly between 0 and 1; got {power!r}. "
+            "Use e.g. 0.8 for an 80% chance of detecting the effect."
+        )
+    return value
+
+
+def check_n(n: object, *, name: str = "n", minimum: float = 1.0) -> float:
+    value = _number(n)
+    if not math.isfinite(value) or value < minimum:
+        raise DataError(
+            f"`{name}` must be a finite number of at least {minimum:g}; got {n!r}. "
+            "Pass the number of items."
+        )
+    return value
+
+
+def check_runs(runs: object, *, name: str = "runs") -> int:
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise DataError(f"`{name}` must be a positive integer; got {runs!r}.")
+    return runs
+
+
+def check_rates(p01: object, p10: object) -> tuple[float, float]:
+    """Discordance rates: each in [0, 1], their sum at most 1."""
+    a, b = _number(p01), _number(p10)
+    for name, given, value in (("p01", p01, a), ("p10", p10, b)):
+        if not 0.0 <= value <= 1.0:
+            raise DataError(
+                f"`{name}` must be a probability in [0, 1]; got {given!r}. p01 = P(baseline "
+                "wrong, candidate right), p10 = P(baseline right, candidate wrong)."
+            )
+    if a + b > 1.0 + 1e-12:
+        raise DataError(
+            f"`p01` + `p10` = {a + b:g} exceeds 1; they are the shares of items on which the "
+            "models disagree in each direction."
+        )
+    return a, b
+
+
+def sided_alpha(alpha: float, alternative: Alternative) -> float:
+    """The tail probability of one rejection region: alpha/2 two-sided, alpha one-sided."""
+    return alpha / 2 if alternative == "two-sided" else alpha
+
+
+def z_alpha(alpha: float, alternative: Alternative) -> float:
+    """``z(1 - alpha/2)`` two-sided, ``z(1 - alpha)`` one-sided."""
+    return float(stats.norm.isf(sided_alpha(alpha, check_alternative(alternative))))
+
+
+def z_power(power: float) -> float:
+    """``z(power)`` = ``z(1 - beta)``."""
+    return float(stats.norm.ppf(power))
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan

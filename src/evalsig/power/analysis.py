@@ -1,0 +1,299 @@
+"""One power analysis: N*, power and MDE at a given N, a power curve, and the shortcuts.
+
+:func:`power_analysis` is what ``evalsig power`` shows: the design's required items, the
+power and minimum detectable effect at the size you have (or plan), the power curve
+around N*, how more runs trade against more items, and what an unpaired calculator would
+have said.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.data.paired import PairedScores
+from evalsig.errors import DataError
+from evalsig.inference._common import Alternative, check_alternative
+from evalsig.power._common import check_alpha, check_n, check_power
+from evalsig.power.mcnemar import (
+    mcnemar_detectable_effect,
+    mcnemar_power,
+    mcnemar_sample_size,
+)
+from evalsig.power.paired_t import (
+    RunsTradeoff,
+    paired_t_detectable_effect,
+    paired_t_power,
+    paired_t_sample_size,
+    runs_tradeoff,
+    variance_components,
+)
+from evalsig.power.results import Method, SampleSize, ratio
+from evalsig.power.unpaired import UnpairedShortcut, unpaired_shortcut_sample_size
+
+__all__ = ["PowerAnalysis", "power_analysis", "power_analysis_paired"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PowerAnalysis:
+    """Required items, power and MDE at ``n``, a power curve, and the alternatives."""
+
+    sample_size: SampleSize
+    n: int | None
+    """The size you have or plan (None: only N* was asked for)."""
+    power_at_n: float | None
+    detectable_effect: float | None
+    """MDE at ``n`` (a magnitude, in score units)."""
+    curve: tuple[tuple[float, float], ...]
+    """(items, power) points around N* and ``n``."""
+    runs: RunsTradeoff | None = None
+    unpaired: UnpairedShortcut | None = None
+    source: str = "given rates"
+    """Where the inputs came from: 'given rates' or the pilot files."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def q(self) -> float | None:
+        """``n / N*``, when ``n`` is known."""
+        return None if self.n is None else ratio(self.n, self.sample_size.n)
+
+    def to_dict(self) -> dict[str, Any]:
+        nulls: dict[str, str] = {}
+        q = self.q
+        return {
+            "kind": "power",
+            "schema_version": SCHEMA_VERSION,
+            "source": self.source,
+            "sample_size": self.sample_size.to_dict(),
+            "n": self.n,
+            "power_at_n": self.power_at_n,
+            "detectable_effect": self.detectable_effect,
+            "q": None if q is None else json_safe(q, "q", nulls, "undefined"),
+            "resolved": None if q is None else q >= 1.0,
+            "curve": [[x, y] for x, y in self.curve],
+            "runs": None if self.runs is None else self.runs.to_dict(),
+            "unpaired": None if self.unpaired is None else self.unpaired.to_dict(),
+            "notes": list(self.notes),
+            "nulls": nulls,
+        }
+
+    def __str__(self) -> str:
+        from evalsig.report.power import power_text
+
+        return power_text(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        from evalsig.report.html import fragment
+
+        return fragment(self.to_dict())
+
+
+def power_analysis(
+    *,
+    p01: float | None = None,
+    p10: float | None = None,
+    discordance: float | None = None,
+    effect: float | None = None,
+    sd: float | None = None,
+    sd_within: float | None = None,
+    runs: int = 1,
+    n: int | None = None,
+    baseline_accuracy: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: Alternative = "two-sided",
+    method: Method = "normal",
+    source: str = "given rates",
+) -> PowerAnalysis:
+    """Power analysis of a paired comparison from its rates or its effect and spread.
+
+    Parameters
+    ----------
+    p01, p10 : float, optional
+        Discordance rates of a one-run right/wrong comparison (McNemar's design).
+    discordance : float, optional
+        ``p01 + p10`` alone, with ``n``: the effect is then the MDE at ``n``.
+    effect, sd : float, optional
+        Otherwise: the mean difference to detect and the SD of per-item (mean)
+        differences between items (the paired t-test's design); ``sd`` alone, with ``n``,
+        solves for the MDE.
+    sd_within, runs : optional
+        Run-to-run SD of one run's difference within an item, and the runs per item
+        planned: the per-item SD is then ``sqrt(sd^2 + sd_within^2 / runs)`` and the
+        result includes the runs trade-off.
+    n : int, optional
+        The number of items you have or plan: adds power, MDE and q at ``n``.
+    baseline_accuracy : float, optional
+        With ``p01, p10``: adds the unpaired Cohen's-h shortcut for comparison.
+
+    Examples
+    --------
+    >>> a = power_analysis(p01=0.075, p10=0.065, n=4000)
+    >>> a.sample_size.n_items, round(a.power_at_n, 3)
+    (10987, 0.394)
+    """
+    alpha, power = check_alpha(alpha), check_power(power)
+    alternative = check_alternative(alternative)
+    size_n = None if n is None else int(check_n(n))
+    binary = p01 is not None or p10 is not None or discordance is not None
+    if binary == (effect is not None or sd is not None):
+        raise DataError(
+            "give either `p01` and `p10` (one run scored right/wrong) or `effect` and `sd` "
+            "(mean difference and SD of per-item differences), not both or neither."
+        )
+    sign = -1.0 if alternative == "less" else 1.0
+    if discordance is not None:
+        if p01 is not None or p10 is not None:
+            raise DataError("give `discordance` or `p01` and `p10`, not both.")
+        if size_n is None:
+            raise DataError("`discordance` alone needs `n`: the MDE at n items is solved for.")
+        found = mcnemar_detectable_effect(
+            size_n, discordance, alpha=alpha, power=power, alternative=alternative
+        )
+        if found is None:
+            raise DataError(
+                f"no effect is detectable on {size_n:,} items at discordance {discordance:g}: "
+                "even a one-way split of every disagreement falls short; add items."
+            )
+        p01, p10 = (discordance + sign * found) / 2, (discordance - sign * found) / 2
+    if sd is not None and effect is None:
+        if size_n is None or size_n < 2:
+            raise DataError("`sd` without `effect` needs `n` (at least 2): the MDE is solved for.")
+        effect = sign * paired_t_detectable_effect(
+            size_n,
+            math.sqrt(sd**2 + (sd_within or 0.0) ** 2 / runs),
+            alpha=alpha,
+            power=power,
+            alternative=alternative,
+        )
+    common = {"alpha": alpha, "alternative": alternative}
+    unpaired = None
+    trade = None
+    if binary:
+        if p01 is None or p10 is None:
+            raise DataError("give both `p01` and `p10`.")
+        sample = mcnemar_sample_size(p01, p10, power=power, method=method, **common)  # type: ignore[arg-type]
+
+        def power_at(k: float) -> float:
+            return mcnemar_power(k, p01, p10, method=method, **common)  # type: ignore[arg-type]
+
+        mde = (
+            None
+            if size_n is None or p01 + p10 == 0
+            else mcnemar_detectable_effect(size_n, p01 + p10, power=power, **common)  # type: ignore[arg-type]
+        )
+        if baseline_accuracy is not None:
+            unpaired = unpaired_shortcut_sample_size(
+                baseline_accuracy,
+                baseline_accuracy + p01 - p10,
+                p01=p01,
+                p10=p10,
+                power=power,
+                **common,  # type: ignore[arg-type]
+            )
+    else:
+        if effect is None or sd is None:
+            raise DataError("give both `effect` and `sd`.")
+        total_sd = math.sqrt(sd**2 + (sd_within or 0.0) ** 2 / runs)
+        sample = paired_t_sample_size(effect, total_sd, power=power, **common)  # type: ignore[arg-type]
+
+        def power_at(k: float) -> float:
+            return paired_t_power(max(k, 2.0), effect, total_sd, **common)  # type: ignore[arg-type]
+
+        mde = (
+            None
+            if size_n is None or size_n < 2
+            else paired_t_detectable_effect(size_n, total_sd, power=power, **common)  # type: ignore[arg-type]
+        )
+        if sd_within is not None:
+            trade = runs_tradeoff(effect, sd, sd_within, power=power, **common)  # type: ignore[arg-type]
+    curve = _curve(sample.n, size_n, power_at)
+    return PowerAnalysis(
+        sample_size=sample,
+        n=size_n,
+        power_at_n=None if size_n is None else power_at(size_n),
+        detectable_effect=mde,
+        curve=curve,
+        runs=trade,
+        unpaired=unpaired,
+        source=source,
+        notes=sample.notes,
+    )
+
+
+def power_analysis_paired(
+    paired: PairedScores,
+    /,
+    *,
+    n: int | None = None,
+    effect: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: Alternative = "two-sided",
+    method: Method = "normal",
+    source: str = "pilot data",
+) -> PowerAnalysis:
+    """Power analysis with the inputs estimated from a pilot comparison.
+
+    One run of right/wrong scores gives ``p01, p10`` (rescaled to ``effect`` when given,
+    holding the discordance); otherwise the variance components of per-item differences.
+    ``n`` defaults to the pilot's number of items.
+    """
+    size = paired.n_items if n is None else n
+    d = paired.differences()
+    if paired.binary and paired.single_run:
+        n01, n10 = np.count_nonzero(d > 0) / len(d), np.count_nonzero(d < 0) / len(d)
+        if effect is not None:
+            disc = n01 + n10
+            if not abs(effect) <= disc:
+                raise DataError(
+                    f"`effect` {effect:+g} exceeds the pilot's discordance {disc:.4g}; no "
+                    "pair of rates with that discordance has this difference."
+                )
+            n01, n10 = (disc + effect) / 2, (disc - effect) / 2
+        accuracy = float(paired.baseline.mean)
+        return power_analysis(
+            p01=n01,
+            p10=n10,
+            n=size,
+            baseline_accuracy=accuracy,
+            alpha=alpha,
+            power=power,
+            alternative=alternative,
+            method=method,
+            source=source,
+        )
+    parts = variance_components(paired)
+    runs = round(min(parts.runs_baseline, parts.runs_candidate))
+    analysis = power_analysis(
+        effect=float(d.mean()) if effect is None else effect,
+        sd=parts.sd_between if parts.sd_within is not None else parts.sd_observed,
+        sd_within=parts.sd_within,
+        runs=max(1, runs),
+        n=size,
+        alpha=alpha,
+        power=power,
+        alternative=alternative,
+        source=source,
+    )
+    if parts.notes:
+        from dataclasses import replace
+
+        analysis = replace(analysis, notes=analysis.notes + parts.notes)
+    return analysis
+
+
+def _curve(
+    n_star: float, n: int | None, power_at: Any, points: int = 40
+) -> tuple[tuple[float, float], ...]:
+    """Power on a log grid spanning N*/8 .. 4 N* (and ``n``)."""
+    anchors = [v for v in (n_star, n) if v is not None and math.isfinite(v) and v > 0]
+    if not anchors:
+        return ()
+    lo, hi = max(2.0, min(anchors) / 8), max(anchors) * 4
+    grid = np.unique(np.round(np.geomspace(lo, hi, points)))
+    return tuple((float(k), float(power_at(k))) for k in grid)
