@@ -12,6 +12,7 @@ import pytest
 from evalsig.data import load
 from evalsig.data.models import load_models, model_scores
 from evalsig.errors import DataError
+from evalsig.inference.allpairs import design_effects, pair_sums
 from evalsig.power import (
     benchmark_resolution,
     design_effect,
@@ -20,7 +21,6 @@ from evalsig.power import (
     resolution,
     resolution_from_rates,
 )
-from evalsig.power.benchmark import _cluster_statistics, _design_effects
 from evalsig.simulate import simulate_benchmark
 
 
@@ -135,10 +135,10 @@ def test_benchmark_matches_a_plain_loop() -> None:
 def test_bootstrap_weights_equal_duplicated_clusters() -> None:
     """A resample's weighted statistics equal those of the data with clusters copied."""
     scores = _scores(np.random.default_rng(3))
-    stats_g = _cluster_statistics(scores)
+    stats_g = pair_sums(scores.scores, scores.cluster_codes)
     w = np.array([2.0, 0, 1, 0, 3, 1, 0, 1, 1])
     b, c = np.array([0, 1]), np.array([3, 4])
-    deff, icc = _design_effects(stats_g, b, c, w)
+    deff, icc = design_effects(stats_g, b, c, w)
     codes = scores.cluster_codes
     for k in range(2):
         x, y = scores.scores[b[k]], scores.scores[c[k]]

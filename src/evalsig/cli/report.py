@@ -12,7 +12,7 @@ import typer
 from evalsig._json import SCHEMA_VERSION
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.errors import DataError
-from evalsig.report import comparison, gate, power
+from evalsig.report import comparison, gate, leaderboard, power, sequential
 from evalsig.report.html import page
 
 __all__ = ["read_result", "report_command"]
@@ -24,6 +24,9 @@ TEXT = {
     "power": power.power_text,
     "resolution": power.resolution_text,
     "benchmark-resolution": power.benchmark_text,
+    "leaderboard": leaderboard.as_text,
+    "leaderboard-tasks": leaderboard.tasks_text,
+    "sequential": sequential.as_text,
 }
 MARKDOWN = {
     "comparison": comparison.as_markdown,
@@ -32,6 +35,9 @@ MARKDOWN = {
     "power": power.power_markdown,
     "resolution": power.resolution_markdown,
     "benchmark-resolution": power.benchmark_markdown,
+    "leaderboard": leaderboard.as_markdown,
+    "leaderboard-tasks": leaderboard.tasks_markdown,
+    "sequential": sequential.as_markdown,
 }
 
 

@@ -16,12 +16,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-from scipy import stats
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.models import ModelScores
 from evalsig.errors import DataError
 from evalsig.inference._common import as_generator
+from evalsig.inference.allpairs import (
+    design_effects,
+    model_means,
+    pair_statistics,
+    pair_sums,
+    pair_tests,
+)
 from evalsig.inference.multiplicity import Method as Correction
 from evalsig.inference.multiplicity import adjust
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
@@ -228,10 +234,10 @@ def benchmark_resolution(
             "a category bootstrap needs item clusters; give a cluster column (e.g. "
             "cluster_column='category') or set n_resamples=0."
         )
-    stats_g = _cluster_statistics(scores)
+    stats_g = pair_sums(scores.scores, scores.cluster_codes)
     binary = scores.binary
     totals = stats_g.sum(axis=0)
-    means = _model_means(stats_g.sum(axis=0))
+    means = model_means(stats_g.sum(axis=0))
     order = _ranking(means, top)
     chosen = _pairs(order, pairs)
     z = (z_alpha(alpha, "two-sided"), z_power(power))
@@ -241,11 +247,12 @@ def benchmark_resolution(
     rows = []
     base_idx = np.array([b for b, _ in chosen])
     cand_idx = np.array([c for _, c in chosen])
-    pair_stats = _pair_statistics(totals, base_idx, cand_idx)
+    pair_stats = pair_statistics(totals, base_idx, cand_idx)
     n_req = _n_required(pair_stats, binary, *z)
     n_req_family = _n_required(pair_stats, binary, *z_family)
-    deff, icc = _design_effects(stats_g, base_idx, cand_idx) if clustered else (None, None)
-    pvalues = _pvalues(pair_stats, binary)
+    deff, icc = design_effects(stats_g, base_idx, cand_idx) if clustered else (None, None)
+    tests = pair_tests(totals[None], base_idx, cand_idx, binary=binary, clustered=False)
+    pvalues = tests.pvalue
     adjusted = adjust(pvalues, method=correction, alpha=alpha).p_adjusted
     for k, (b, c) in enumerate(chosen):
         n = int(pair_stats["n"][k])
@@ -291,46 +298,6 @@ def benchmark_resolution(
     )
 
 
-# --- sufficient statistics -----------------------------------------------------------------
-# For each cluster g, with X the zero-filled scores, M the presence mask and Q = X^2:
-#   n[a, b] = sum M_a M_b          xm[a, b] = sum X_a M_b
-#   xx[a, b] = sum X_a X_b          qm[a, b] = sum Q_a M_b
-# (sums over the cluster's items). Pair (baseline b, candidate c) on their shared items:
-#   sum d = xm[c, b] - xm[b, c],  sum d^2 = qm[c, b] + qm[b, c] - 2 xx[b, c]
-#   and for 0/1 scores n01 = xm[c, b] - xx[b, c], n10 = xm[b, c] - xx[b, c].
-
-
-def _cluster_statistics(scores: ModelScores) -> np.ndarray:
-    """``(G, 4, M, M)``: n, xm, xx, qm per cluster (one cluster when there are none)."""
-    present = scores.present.astype(np.float64)
-    x = np.where(present > 0, scores.scores, 0.0)
-    codes = scores.cluster_codes
-    groups = [np.arange(scores.n_items)] if codes is None else _groups(codes)
-    out = np.empty((len(groups), 4, scores.n_models, scores.n_models))
-    for g, items in enumerate(groups):
-        m, xg = present[:, items], x[:, items]
-        out[g, 0] = m @ m.T
-        out[g, 1] = xg @ m.T
-        out[g, 2] = xg @ xg.T
-        out[g, 3] = (xg * xg) @ m.T
-    return out
-
-
-def _groups(codes: np.ndarray) -> list[np.ndarray]:
-    order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    return np.split(order, bounds)
-
-
-def _model_means(total: np.ndarray) -> np.ndarray:
-    """Each model's mean over its own items: ``xm[a, a] / n[a, a]``."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means: np.ndarray = np.diagonal(total[1], axis1=-2, axis2=-1) / np.diagonal(
-            total[0], axis1=-2, axis2=-1
-        )
-    return means
-
-
 def _ranking(means: np.ndarray, top: int | None) -> np.ndarray:
     order = np.argsort(-means, kind="stable")
     return order if top is None else order[: int(top)]
@@ -345,24 +312,6 @@ def _pairs(order: np.ndarray, which: Pairs) -> list[tuple[int, int]]:
     ]
 
 
-def _pair_statistics(total: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
-    """n, mean, sd (ddof 1), n01, n10 of each pair from the totals ``(4, M, M)``."""
-    n = total[0][b, c]
-    xm_cb, xm_bc, xx = total[1][c, b], total[1][b, c], total[2][b, c]
-    sum_d = xm_cb - xm_bc
-    sum_d2 = total[3][c, b] + total[3][b, c] - 2 * xx
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = sum_d / n
-        var = np.maximum(sum_d2 - n * mean**2, 0.0) / (n - 1)
-    return {
-        "n": n,
-        "mean": mean,
-        "sd": np.sqrt(var),
-        "n01": xm_cb - xx,
-        "n10": xm_bc - xx,
-    }
-
-
 def _n_required(s: dict[str, np.ndarray], binary: bool, za: float, zb: float) -> np.ndarray:
     """Connor's N* (0/1 scores) or Guenther's paired-t N*; inf when the means are equal."""
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -375,56 +324,6 @@ def _n_required(s: dict[str, np.ndarray], binary: bool, za: float, zb: float) ->
             n = (za + zb) ** 2 * s["sd"] ** 2 / delta**2 + za**2 / 2
     result: np.ndarray = np.where(delta > 0, n, np.inf)
     return result
-
-
-def _pvalues(s: dict[str, np.ndarray], binary: bool) -> np.ndarray:
-    """Two-sided McNemar (exact below 25 discordant items, else z) or paired-t p-values."""
-    if binary:
-        n01, n10 = np.rint(s["n01"]).astype(np.int64), np.rint(s["n10"]).astype(np.int64)
-        disc = n01 + n10
-        with np.errstate(invalid="ignore", divide="ignore"):
-            z = np.abs(n01 - n10) / np.sqrt(disc)
-        asymptotic = 2 * stats.norm.sf(z)
-        exact = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(n01, n10), disc, 0.5))
-        p = np.where(disc < 25, exact, asymptotic)
-        result: np.ndarray = np.where(disc == 0, 1.0, p)
-        return result
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = s["mean"] / (s["sd"] / np.sqrt(s["n"]))
-    p = 2 * stats.t.sf(np.abs(t), s["n"] - 1)
-    out: np.ndarray = np.where(s["sd"] > 0, p, np.where(s["mean"] == 0, 1.0, 0.0))
-    return out
-
-
-def _design_effects(
-    stats_g: np.ndarray, b: np.ndarray, c: np.ndarray, weights: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """ANOVA icc and design effect of each pair's per-item differences across clusters.
-
-    ``weights`` (``(..., G)``) counts each cluster's copies in a bootstrap resample.
-    """
-    n_g = stats_g[:, 0][:, b, c]  # (G, P)
-    t_g = stats_g[:, 1][:, c, b] - stats_g[:, 1][:, b, c]
-    s2_g = stats_g[:, 3][:, c, b] + stats_g[:, 3][:, b, c] - 2 * stats_g[:, 2][:, b, c]
-    w = np.ones(len(stats_g)) if weights is None else weights
-    present = n_g > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per_cluster = np.where(present, t_g**2 / np.where(present, n_g, 1), 0.0)
-    n = w @ n_g
-    total = w @ t_g
-    between_part = w @ per_cluster
-    sum_sq = w @ s2_g
-    groups = w @ present.astype(float)
-    size_sq = w @ (n_g**2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        msb = (between_part - total**2 / n) / (groups - 1)
-        msw = np.maximum(sum_sq - between_part, 0.0) / (n - groups)
-        m0 = (n - size_sq / n) / (groups - 1)
-        icc = (msb - msw) / (msb + (m0 - 1) * msw)
-        m_eff = size_sq / n
-    icc = np.where(np.isfinite(icc) & (groups > 1) & (groups < n), icc, 0.0)
-    deff = np.maximum(1.0, 1.0 + (m_eff - 1.0) * icc)
-    return deff, icc
 
 
 def _category_bootstrap(
@@ -444,13 +343,13 @@ def _category_bootstrap(
     for r in range(n_resamples):
         w = rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters)).astype(float)
         total = (w @ flat).reshape(stats_g.shape[1:])
-        order = _ranking(_model_means(total), top)
+        order = _ranking(model_means(total), top)
         chosen = _pairs(order, which)
         b = np.array([p[0] for p in chosen])
         c = np.array([p[1] for p in chosen])
-        s = _pair_statistics(total, b, c)
+        s = pair_statistics(total, b, c)
         n_req = _n_required(s, binary, *z)
-        deff, _ = _design_effects(stats_g, b, c, w)
+        deff, _ = design_effects(stats_g, b, c, w)
         plain[r] = int(np.sum(s["n"] < n_req))
         clustered[r] = int(np.sum(s["n"] < n_req * deff))
         if r % 50 == 0 or r == n_resamples - 1:

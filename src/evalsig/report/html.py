@@ -276,7 +276,11 @@ _SECTIONS: dict[str, Callable[[Result], tuple[str, dict[str, Any]]]] = {
 }
 
 
-_SECTION_MODULES = ("evalsig.report.power",)
+_SECTION_MODULES = (
+    "evalsig.report.power",
+    "evalsig.report.leaderboard",
+    "evalsig.report.sequential",
+)
 """Modules whose import registers more sections (saved results of any kind render)."""
 
 

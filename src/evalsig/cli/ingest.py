@@ -1,0 +1,191 @@
+"""``evalsig ingest PATH... --store FILE`` and ``evalsig store-info --store FILE``.
+
+``ingest`` reads result files once into a DuckDB results store (``pip install
+'evalsig[store]'``), one line per path: ingested (scores, models, tasks) or skipped
+(its content is already stored); then a summary. ``store-info`` lists what a store holds:
+per task its metrics, models, item counts and runs. ``evalsig leaderboard --store FILE``
+reads from the same store.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalsig.cli.app import app, data_errors
+from evalsig.store import ResultsStore, StoredTask
+
+__all__ = ["ingest_command", "store_info_command", "tasks_text"]
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@app.command("ingest")
+def ingest_command(
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Result files, directories or quoted globs (one source each)."),
+    ],
+    store: Annotated[
+        Path, typer.Option("--store", help="The DuckDB store file (created if absent).")
+    ],
+    model: Annotated[
+        str | None,
+        typer.Option(help="Model name, for files that do not name their model (CSV ...)."),
+    ] = None,
+    model_column: Annotated[
+        str | None, typer.Option(help="Column naming each row's model (long tables).")
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option(
+            help="Task to store from files holding several, or the name of the task "
+            "of a file that has none."
+        ),
+    ] = None,
+    metric: Annotated[
+        str | None, typer.Option(help="Store only this metric (default: every metric).")
+    ] = None,
+    filter_name: Annotated[
+        str | None, typer.Option("--filter", help="Store only this lm-eval filter.")
+    ] = None,
+    split: Annotated[str | None, typer.Option(help="HELM split (test, valid).")] = None,
+    input_format: Annotated[
+        str, typer.Option("--input-format", help="Input format, or auto to detect it.")
+    ] = "auto",
+    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
+    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
+    run_column: Annotated[
+        str | None,
+        typer.Option("--run", help="Run column (sample, epoch or seed) for repeated runs."),
+    ] = None,
+    cluster_column: Annotated[
+        str | None, typer.Option("--cluster", help="Cluster column (subject, passage, source).")
+    ] = None,
+    key_column: Annotated[
+        str | None, typer.Option("--key", help="Content-key column (gold answer, target, hash).")
+    ] = None,
+    prediction_column: Annotated[
+        str | None, typer.Option("--prediction", help="Prediction column; score = it == --answer.")
+    ] = None,
+    answer_column: Annotated[
+        str | None, typer.Option("--answer", help="Answer column (with --prediction).")
+    ] = None,
+    task_column: Annotated[str | None, typer.Option(help="Column naming each row's task.")] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(help="Keep rows with COLUMN=VALUE (repeatable), e.g. model_id=gpt-4."),
+    ] = None,
+    run_label: Annotated[
+        str | None,
+        typer.Option(help="Label the runs of these files (files that are repeated runs)."),
+    ] = None,
+    skip_bad_lines: Annotated[
+        bool, typer.Option(help="Skip malformed records (the notes record how many).")
+    ] = False,
+    replace: Annotated[
+        bool,
+        typer.Option(help="Let these files replace stored scores of the same model and task."),
+    ] = False,
+    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+) -> None:
+    """Read result files once into a DuckDB results store; skip content already stored."""
+    conditions = _where(where or [])
+    with data_errors(), ResultsStore(store) as db:
+        result = db.ingest(
+            paths,
+            model=model,
+            model_column=model_column,
+            task=task,
+            metric=metric,
+            filter=filter_name,
+            split=split,
+            id_column=id_column,
+            score_column=score_column,
+            run_column=run_column,
+            cluster_column=cluster_column,
+            key_column=key_column,
+            prediction_column=prediction_column,
+            answer_column=answer_column,
+            task_column=task_column,
+            where=conditions,
+            run_label=run_label,
+            skip_bad_lines=skip_bad_lines,
+            format=input_format,
+            replace=replace,
+        )
+    if output_format is Format.json:
+        typer.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+    else:
+        typer.echo(str(result))
+
+
+@app.command("store-info")
+def store_info_command(
+    store: Annotated[Path, typer.Option("--store", help="The DuckDB store file.")],
+    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+) -> None:
+    """List what a results store holds: tasks, their metrics, models, items and runs."""
+    with data_errors(), ResultsStore(store, read_only=True) as db:
+        contents = db.contents()
+        sources = db.sources()
+    if output_format is Format.json:
+        payload = {
+            "store": str(store),
+            "tasks": [t.to_dict() for t in contents],
+            "sources": [s.to_dict() for s in sources],
+        }
+        typer.echo(json.dumps(payload, indent=2, allow_nan=False))
+        return
+    typer.echo(f"{store}: {len(sources)} source{'s' if len(sources) != 1 else ''} ingested")
+    typer.echo(tasks_text(contents) if contents else "no scores stored yet.")
+
+
+def tasks_text(contents: Sequence[StoredTask]) -> str:
+    """Per task: its metrics, then each model's items and runs (over the task's metrics)."""
+    by_task: dict[str, list[StoredTask]] = {}
+    for entry in contents:
+        by_task.setdefault(entry.task, []).append(entry)
+    lines: list[str] = []
+    for task, entries in by_task.items():
+        metrics = [e.metric + (f" ({e.filter})" if e.filter else "") for e in entries]
+        models: dict[str, tuple[int, int, int]] = {}
+        for entry in entries:
+            for m in entry.models:
+                items, low, high = models.get(m.name, (0, m.runs[0], m.runs[1]))
+                models[m.name] = (max(items, m.n_items), min(low, m.runs[0]), max(high, m.runs[1]))
+        n_items = max(e.n_items for e in entries)
+        shown = ", ".join(metrics[:8]) + (
+            f", ... ({len(metrics)} in all)" if len(metrics) > 8 else ""
+        )
+        lines.append(
+            f"task {task!r}: {len(models)} model{'s' if len(models) != 1 else ''}, "
+            f"{n_items:,} item{'s' if n_items != 1 else ''}; "
+            f"metric{'s' if len(metrics) != 1 else ''}: {shown}"
+        )
+        width = max(len(name) for name in models)
+        for name, (items, low, high) in models.items():
+            runs = f"{low}" if low == high else f"{low}-{high}"
+            lines.append(
+                f"  {name:<{width}}  {items:>9,} item{'s' if items != 1 else ' '}  "
+                f"{runs} run{'s' if high != 1 else ''}"
+            )
+    return "\n".join(lines)
+
+
+def _where(conditions: list[str]) -> dict[str, str]:
+    out = {}
+    for condition in conditions:
+        column, sep, value = condition.partition("=")
+        if not sep or not column:
+            raise typer.BadParameter(f"--where needs COLUMN=VALUE; got {condition!r}.")
+        out[column] = value
+    return out

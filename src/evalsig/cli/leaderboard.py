@@ -1,0 +1,200 @@
+"""``evalsig leaderboard``: rank many models with honest ties, from files, folders or a store."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.output import emit
+from evalsig.data import load_tasks
+from evalsig.data.models import ModelScores, load_models, model_scores
+from evalsig.errors import DataError
+from evalsig.leaderboard import leaderboard, leaderboard_tasks
+from evalsig.report import leaderboard as views
+
+__all__ = ["leaderboard_command"]
+
+
+class Correction(str, Enum):
+    holm = "holm"
+    bh = "bh"
+
+
+@app.command("leaderboard")
+def leaderboard_command(
+    source: Annotated[
+        str | None,
+        typer.Argument(
+            help="A long table with a model column, or a folder with one entry per model."
+        ),
+    ] = None,
+    store: Annotated[
+        Path | None, typer.Option(help="Read from a results store made by evalsig ingest.")
+    ] = None,
+    task: Annotated[
+        list[str] | None, typer.Option(help="Task to rank (repeat for an aggregate).")
+    ] = None,
+    task_column: Annotated[
+        str | None, typer.Option(help="Column naming each row's task (long tables).")
+    ] = None,
+    model_column: Annotated[str, typer.Option("--model", help="Model column.")] = "model",
+    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
+    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
+    cluster_column: Annotated[
+        str | None, typer.Option("--cluster", help="Cluster column (subject, category).")
+    ] = None,
+    metric: Annotated[str | None, typer.Option(help="Metric, for harness logs.")] = None,
+    correction: Annotated[
+        Correction, typer.Option(help="Over all pairs: holm (FWER) or bh (FDR).")
+    ] = Correction.holm,
+    alpha: Annotated[float, typer.Option(help="Level of the pairwise tests.")] = 0.05,
+    bootstrap: Annotated[
+        int, typer.Option(min=0, help="Bootstrap resamples for percentile rank intervals.")
+    ] = 0,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="Output format.")
+    ] = OutputFormat.text,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here.")] = None,
+) -> None:
+    """Rank models with every pairwise paired test, tie groups and rank intervals."""
+    with data_errors(), _executor(scheduler, workers) as executor:
+        tasks = _read(
+            source,
+            store,
+            task or [],
+            task_column=task_column,
+            model_column=model_column,
+            id_column=id_column,
+            score_column=score_column,
+            cluster_column=cluster_column,
+            metric=metric,
+        )
+        common: dict[str, Any] = {
+            "correction": correction.value,
+            "alpha": alpha,
+            "executor": executor,
+        }
+        if len(tasks) == 1:
+            ((name, scores),) = tasks.items()
+            result: Any = leaderboard(
+                scores, task=name or None, n_resamples=bootstrap, rng=seed, **common
+            )
+            text, markdown = views.as_text, views.as_markdown
+        else:
+            if bootstrap:
+                raise DataError("--bootstrap applies to one task; drop it or give one --task.")
+            result = leaderboard_tasks(tasks, **common)
+            text, markdown = views.tasks_text, views.tasks_markdown
+    emit(result.to_dict(), output_format, output, text=text, markdown=markdown, title="Leaderboard")
+
+
+def _executor(scheduler: str | None, workers: int | None) -> AbstractContextManager[Any]:
+    if scheduler is None and workers is None:
+        return nullcontext(None)
+    from evalsig.distributed import dask_executor
+
+    return dask_executor(scheduler, workers)
+
+
+def _read(
+    source: str | None,
+    store: Path | None,
+    tasks: list[str],
+    *,
+    task_column: str | None,
+    model_column: str,
+    id_column: str | None,
+    score_column: str | None,
+    cluster_column: str | None,
+    metric: str | None,
+) -> dict[str, ModelScores]:
+    """{task: ModelScores} from a store, a folder of per-model results or a long table."""
+    if (source is None) == (store is None):
+        raise DataError("give either a SOURCE (file or folder) or --store, not both or neither.")
+    if store is not None:
+        return _from_store(store, tasks, metric)
+    assert source is not None
+    path = Path(source)
+    if path.is_dir():
+        return _from_folder(path, tasks, id_column, score_column, cluster_column, metric)
+    columns = {
+        "model_column": model_column,
+        "id_column": id_column,
+        "score_column": score_column,
+        "cluster_column": cluster_column,
+    }
+    if task_column is None:
+        if tasks:
+            raise DataError("--task needs --task-column to pick rows of a long table.")
+        return {"": load_models(source, **columns)}
+    if not tasks:
+        raise DataError(f"with --task-column {task_column!r}, name the task(s) with --task.")
+    return {t: _long_task(source, task_column, t, columns) for t in tasks}
+
+
+def _long_task(source: str, task_column: str, task: str, columns: dict[str, Any]) -> ModelScores:
+    tables = load_tasks(
+        source,
+        task_column=columns["model_column"],
+        id_column=columns["id_column"],
+        score_column=columns["score_column"],
+        cluster_column=columns["cluster_column"],
+        where={task_column: task},
+    )
+    return model_scores(tables)
+
+
+def _from_folder(
+    folder: Path,
+    tasks: list[str],
+    id_column: str | None,
+    score_column: str | None,
+    cluster_column: str | None,
+    metric: str | None,
+) -> dict[str, ModelScores]:
+    """One entry (file or folder) per model, named after it; tasks come from the readers."""
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    if len(entries) < 2:
+        raise DataError(
+            f"{folder}: {len(entries)} entries; a leaderboard folder holds one file or "
+            "folder of results per model (at least 2)."
+        )
+    per_model = {
+        entry.stem if entry.is_file() else entry.name: load_tasks(
+            str(entry),
+            id_column=id_column,
+            score_column=score_column,
+            cluster_column=cluster_column,
+            metric=metric,
+        )
+        for entry in entries
+    }
+    shared = set.intersection(*(set(t) for t in per_model.values()))
+    chosen = tasks or sorted(shared)
+    if not chosen:
+        raise DataError(f"{folder}: no task is present for every model; check the folders.")
+    for name in chosen:
+        if name not in shared:
+            lacking = [m for m, t in per_model.items() if name not in t]
+            raise DataError(f"task {name!r} is missing for models {', '.join(lacking[:3])}.")
+    return {name: model_scores({m: t[name] for m, t in per_model.items()}) for name in chosen}
+
+
+def _from_store(store: Path, tasks: list[str], metric: str | None) -> dict[str, ModelScores]:
+    from evalsig.store import ResultsStore
+
+    with ResultsStore(store, read_only=True) as db:
+        chosen = tasks or list(db.tasks())
+        return {t: db.model_scores(t, metric=metric) for t in chosen}

@@ -1,0 +1,322 @@
+"""``evalsig monitor RESULTS``: watch paired results arrive and stop once the difference is clear.
+
+Exit codes: 0 candidate better, 1 baseline better, 3 not yet resolved (the stream ended or
+timed out first), 2 usage error, 4 data error; the same scheme as ``evalsig gate``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+import time
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, TextIO
+
+import typer
+
+from evalsig.cli.app import OutputFormat, app
+from evalsig.cli.output import emit
+from evalsig.errors import DataError, EvalsigError
+from evalsig.report.sequential import as_markdown, as_text, progress_line
+from evalsig.sequential import SequentialMonitor, SequentialResult
+
+__all__ = ["EXIT_CODES", "monitor_command"]
+
+EXIT_CODES = {"candidate better": 0, "baseline better": 1, "not yet resolved": 3}
+DATA_ERROR = 4
+STYLES = {
+    "candidate better": "bold green",
+    "baseline better": "bold red",
+    "not yet resolved": "bold yellow",
+}
+
+
+class Alternative(str, Enum):
+    two_sided = "two-sided"
+    greater = "greater"
+    less = "less"
+
+
+class Method(str, Enum):
+    betting = "betting"
+    bernstein = "bernstein"
+
+
+class InputFormat(str, Enum):
+    auto = "auto"
+    csv = "csv"
+    tsv = "tsv"
+    jsonl = "jsonl"
+
+
+def _check_level(value: float) -> float:
+    if not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
+    return value
+
+
+@app.command("monitor")
+def monitor_command(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="A CSV, TSV or JSONL file of paired results, one item per line, in arrival "
+            "order; '-' reads standard input until it closes."
+        ),
+    ],
+    baseline_column: Annotated[
+        str, typer.Option(help="Column (or JSON field) of the baseline's score, in [0, 1].")
+    ] = "baseline",
+    candidate_column: Annotated[
+        str, typer.Option(help="Column of the candidate's score, in [0, 1].")
+    ] = "candidate",
+    difference_column: Annotated[
+        str,
+        typer.Option(
+            help="Column of candidate - baseline, in [-1, 1]; used when the two score "
+            "columns are absent."
+        ),
+    ] = "difference",
+    input_format: Annotated[
+        InputFormat, typer.Option("--input-format", help="Input format; auto: by suffix.")
+    ] = InputFormat.auto,
+    batch: Annotated[int, typer.Option(min=1, help="Report after every N items.")] = 100,
+    confidence_level: Annotated[
+        float,
+        typer.Option(help="Coverage at every n at once (anytime-valid).", callback=_check_level),
+    ] = 0.95,
+    alternative: Annotated[
+        Alternative, typer.Option(help="greater: only 'candidate better' can be declared.")
+    ] = Alternative.two_sided,
+    method: Annotated[
+        Method, typer.Option(help="betting (tighter) or bernstein (constant work per item).")
+    ] = Method.betting,
+    stop: Annotated[
+        bool, typer.Option("--stop", help="Exit as soon as the difference is resolved.")
+    ] = False,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            help="Keep reading a growing file until resolved (with --stop) or until "
+            "--timeout seconds pass without new lines.",
+        ),
+    ] = False,
+    timeout: Annotated[
+        float, typer.Option(min=0.0, help="With --follow: seconds to wait for new lines.")
+    ] = 60.0,
+    poll: Annotated[
+        float, typer.Option(min=0.001, help="With --follow: seconds between checks.")
+    ] = 0.2,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="Format of the final result.")
+    ] = OutputFormat.text,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the final result here instead of stdout."),
+    ] = None,
+) -> None:
+    """Monitor a paired comparison as results arrive, with an anytime-valid confidence sequence.
+
+    Prints a line after every --batch items (to stderr unless --format is text) and a final
+    result. Checking after every batch, and stopping whenever the sequence excludes 0, keeps
+    the chance of a false 'better' below 1 - confidence level. Exit codes: 0 candidate
+    better, 1 baseline better, 3 not yet resolved, 2 usage error, 4 data error (one line
+    naming the line and the field; no row is ever skipped). Ctrl-C ends the stream early.
+    """
+    try:
+        monitor = SequentialMonitor(
+            confidence_level=confidence_level,
+            alternative=alternative.value,
+            method=method.value,
+        )
+        rows = _rows(
+            _lines(source, follow=follow, timeout=timeout, poll=poll),
+            _format(source, input_format),
+            (baseline_column, candidate_column, difference_column),
+        )
+        progress_to_stdout = output_format is OutputFormat.text
+        try:
+            for state in _feed(monitor, rows, batch):
+                typer.echo(progress_line(state.to_dict()), err=not progress_to_stdout)
+                if stop and state.resolved:
+                    break
+        except KeyboardInterrupt:
+            typer.echo(
+                f"evalsig: interrupted after n = {monitor.n:,} items (rows read since the last "
+                "report are not counted); the result so far follows.",
+                err=True,
+            )
+    except EvalsigError as exc:
+        typer.echo(f"evalsig: error: {' '.join(str(exc).split())}", err=True)
+        raise typer.Exit(DATA_ERROR) from None
+    result = monitor.result()
+    emit(
+        result.to_dict(),
+        output_format,
+        output,
+        text=as_text,
+        markdown=as_markdown,
+        style=STYLES[result.status],
+        title="Sequential monitoring",
+    )
+    raise typer.Exit(EXIT_CODES[result.status])
+
+
+def _feed(
+    monitor: SequentialMonitor, rows: Iterator[tuple[float, float | None]], batch: int
+) -> Iterator[SequentialResult]:
+    """Update the monitor every ``batch`` rows (and with the rest at the end)."""
+    first: list[float] = []
+    second: list[float] = []
+    for a, b in rows:
+        first.append(a)
+        if b is not None:
+            second.append(b)
+        if len(first) == batch:
+            yield monitor.update(first, second or None)
+            first, second = [], []
+    if first:
+        yield monitor.update(first, second or None)
+
+
+def _format(source: str, chosen: InputFormat) -> InputFormat:
+    if chosen is not InputFormat.auto:
+        return chosen
+    suffix = Path(source).suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return InputFormat.jsonl
+    return InputFormat.tsv if suffix == ".tsv" else InputFormat.csv
+
+
+def _lines(source: str, *, follow: bool, timeout: float, poll: float) -> Iterator[tuple[int, str]]:
+    """Numbered complete lines of ``source``; following a file, wait for more until timeout."""
+    if source == "-":
+        stream: TextIO = sys.stdin
+        yield from enumerate(iter(stream.readline, ""), start=1)
+        return
+    path = Path(source)
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc}).") from None
+    with handle:
+        number, pending, waited_since = 0, "", time.monotonic()
+        while True:
+            chunk = handle.readline()
+            if chunk:
+                pending += chunk
+                waited_since = time.monotonic()
+                if pending.endswith("\n") or not follow:
+                    number += 1
+                    yield number, pending
+                    pending = ""
+                continue
+            if not follow or time.monotonic() - waited_since >= timeout:
+                if pending:  # a last line without a newline
+                    yield number + 1, pending
+                return
+            time.sleep(poll)
+
+
+def _rows(
+    lines: Iterator[tuple[int, str]], fmt: InputFormat, columns: tuple[str, str, str]
+) -> Iterator[tuple[float, float | None]]:
+    """(baseline, candidate) or (difference, None) per data line, validated."""
+    if fmt is InputFormat.jsonl:
+        yield from _json_rows(lines, columns)
+    else:
+        yield from _csv_rows(lines, columns, "\t" if fmt is InputFormat.tsv else ",")
+
+
+def _fields(found: list[str], columns: tuple[str, str, str], where: str) -> tuple[str, ...]:
+    baseline, candidate, difference = columns
+    if baseline in found and candidate in found:
+        return (baseline, candidate)
+    if difference in found:
+        return (difference,)
+    raise DataError(
+        f"{where}: no {baseline!r} and {candidate!r} fields, nor {difference!r}; found "
+        f"{', '.join(map(repr, found)) or 'none'}. Name them with --baseline-column and "
+        "--candidate-column, or --difference-column."
+    )
+
+
+def _csv_rows(
+    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], delimiter: str
+) -> Iterator[tuple[float, float | None]]:
+    header: list[str] | None = None
+    positions: list[int] = []
+    names: tuple[str, ...] = ()
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            cells = next(csv.reader([line], delimiter=delimiter))
+        except csv.Error as exc:
+            raise DataError(f"line {number}: not valid CSV ({exc}).") from None
+        if header is None:
+            header = [cell.strip() for cell in cells]
+            names = _fields(header, columns, f"line {number} (the header)")
+            positions = [header.index(name) for name in names]
+            continue
+        if len(cells) != len(header):
+            raise DataError(
+                f"line {number}: {len(cells)} fields, but the header has {len(header)}; "
+                "fix or remove the row (evalsig never skips rows)."
+            )
+        yield _pair([cells[p] for p in positions], names, number)
+
+
+def _json_rows(
+    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str]
+) -> Iterator[tuple[float, float | None]]:
+    names: tuple[str, ...] | None = None
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise DataError(f"line {number}: not valid JSON ({exc}).") from None
+        if not isinstance(record, dict):
+            raise DataError(f"line {number}: expected a JSON object, got {line.strip()[:40]!r}.")
+        if names is None:
+            names = _fields(list(record), columns, f"line {number}")
+        missing = [name for name in names if name not in record]
+        if missing:
+            raise DataError(
+                f"line {number}: field {missing[0]!r} is missing; every line needs "
+                f"{' and '.join(map(repr, names))}."
+            )
+        yield _pair([record[name] for name in names], names, number)
+
+
+def _pair(raw: list[object], names: tuple[str, ...], number: int) -> tuple[float, float | None]:
+    """(baseline, candidate) scores in [0, 1], or (difference, None) with one in [-1, 1]."""
+    low = -1.0 if len(names) == 1 else 0.0
+    values = [_value(value, name, number, low) for value, name in zip(raw, names, strict=True)]
+    return (values[0], values[1]) if len(values) == 2 else (values[0], None)
+
+
+def _value(raw: object, name: str, number: int, low: float) -> float:
+    """A finite number in [low, 1] from a cell or a JSON value; booleans count as 1/0."""
+    value = math.nan
+    if isinstance(raw, (bool, int, float)):
+        value = float(raw)
+    elif isinstance(raw, str) and raw.strip():
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+    if not (math.isfinite(value) and low <= value <= 1.0):
+        what = "a difference in [-1, 1]" if low < 0 else "a score in [0, 1]"
+        raise DataError(
+            f"line {number}: field {name!r} is {raw!r}, not {what}; fix or remove the row "
+            "(evalsig never skips rows)."
+        )
+    return value

@@ -1,0 +1,110 @@
+"""Where heavy work runs: in this process, or on a Dask cluster, with identical results.
+
+The all-pairs sums are split into tiles (clusters x item blocks x model tiles, see
+:func:`evalsig.inference.allpairs.tiles`) and the bootstrap into chunks with their own
+seeds; an executor only decides where each piece runs. Pieces are combined in a fixed
+order, so a distributed run gives the same numbers as a local one, bit for bit.
+
+>>> import numpy as np
+>>> local().pair_sums(np.array([[1.0, 0.0], [1.0, 1.0]]), None).shape
+(1, 4, 2, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from evalsig.errors import DataError
+from evalsig.inference.allpairs import assemble, prepare, tile_sums, tiles
+from evalsig.leaderboard.ranking import ranks_of_chunk
+
+__all__ = ["DaskExecutor", "Executor", "dask_executor", "local"]
+
+CHUNK = 200
+"""Bootstrap resamples per chunk (each chunk has its own child seed)."""
+
+
+class Executor:
+    """Runs the pieces in this process."""
+
+    def map(self, func: Any, shared: Any, pieces: list[Any]) -> list[Any]:
+        """``[func(shared, piece) for piece in pieces]``, in order."""
+        return [func(shared, piece) for piece in pieces]
+
+    def pair_sums(self, scores: np.ndarray, codes: np.ndarray | None) -> np.ndarray:
+        """``(G, 4, M, M)`` pairwise sums (see :func:`evalsig.inference.allpairs.pair_sums`)."""
+        prepared = prepare(scores, codes)
+        tasks = tiles(prepared)
+        return assemble(scores.shape[0], tasks, self.map(tile_sums, prepared, tasks))
+
+    def bootstrap_ranks(
+        self,
+        sums: np.ndarray,
+        counts: np.ndarray,
+        *,
+        n_resamples: int,
+        seed: np.random.SeedSequence,
+    ) -> np.ndarray:
+        """``(M, n_resamples)`` bootstrap ranks, chunk by chunk (see
+        :func:`evalsig.leaderboard.ranking.bootstrap_ranks`)."""
+        n_chunks = -(-n_resamples // CHUNK)
+        pieces = [
+            (min(CHUNK, n_resamples - k * CHUNK), child)
+            for k, child in enumerate(seed.spawn(n_chunks))
+        ]
+        parts = self.map(_chunk, (sums, counts), pieces)
+        return np.concatenate(parts, axis=1)
+
+
+def _chunk(shared: tuple[np.ndarray, np.ndarray], piece: tuple[int, Any]) -> np.ndarray:
+    sums, counts = shared
+    size, seed = piece
+    return ranks_of_chunk(sums, counts, sums.shape[1], size, seed)
+
+
+def local() -> Executor:
+    """The in-process executor."""
+    return Executor()
+
+
+@dataclass
+class DaskExecutor(Executor):
+    """Runs the pieces on a ``dask.distributed`` cluster through ``client``."""
+
+    client: Any
+
+    def map(self, func: Any, shared: Any, pieces: list[Any]) -> list[Any]:
+        data = self.client.scatter(shared, broadcast=True, hash=False)
+        futures = self.client.map(func, [data] * len(pieces), pieces, pure=False)
+        return list(self.client.gather(futures))
+
+
+@contextmanager
+def dask_executor(
+    scheduler: str | None = None, workers: int | None = None
+) -> Iterator[DaskExecutor]:
+    """Connect to ``scheduler`` (``tcp://host:8786``) or start a local cluster of ``workers``
+    processes; closed on exit. Needs ``pip install 'evalsig[distributed]'``."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise DataError(
+            "distributed runs need dask.distributed; install it with "
+            "pip install 'evalsig[distributed]'."
+        ) from None
+    if scheduler is not None:
+        with Client(scheduler) as client:  # type: ignore[no-untyped-call]
+            yield DaskExecutor(client)
+        return
+    if workers is None or workers < 1:
+        raise DataError(f"`workers` must be a positive number of processes; got {workers!r}.")
+    cluster = LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
+        yield DaskExecutor(client)

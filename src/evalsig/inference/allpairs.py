@@ -1,0 +1,299 @@
+"""Every pairwise paired comparison of M models at once, from matrix products.
+
+For models scored on the same items, all the statistics of every pair's per-item
+differences come from four M x M matrices per item cluster (with X the scores, zero where
+missing, P the presence mask, and sums over the cluster's items)::
+
+    n[a, b] = sum P_a P_b      xm[a, b] = sum X_a P_b      xx[a, b] = sum X_a X_b
+    qm[a, b] = sum X_a^2 P_b
+
+so that for baseline b and candidate c on their shared items ``sum d = xm[c, b] - xm[b, c]``,
+``sum d^2 = qm[c, b] + qm[b, c] - 2 xx[b, c]``, and for 0/1 scores the discordant counts are
+``n01 = xm[c, b] - xx[b, c]`` and ``n10 = xm[b, c] - xx[b, c]``. Items are never revisited
+per pair; complete data need one product only. The sums add over blocks of items, which is
+how :mod:`evalsig.distributed` splits the work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "PairTests",
+    "Prepared",
+    "assemble",
+    "cluster_groups",
+    "design_effects",
+    "model_means",
+    "pair_statistics",
+    "pair_sums",
+    "pair_tests",
+    "prepare",
+    "tile_sums",
+    "tiles",
+]
+
+EXACT_BELOW = 25
+"""McNemar: exact binomial test below this many discordant items (as :func:`compare`)."""
+
+
+def cluster_groups(codes: np.ndarray | None, n_items: int) -> list[np.ndarray]:
+    """Item positions of each cluster, by code (all items as one group without clusters)."""
+    if codes is None:
+        return [np.arange(n_items)]
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    return np.split(order, bounds)
+
+
+ITEM_BLOCK = 1 << 16
+"""Items per block of the pairwise sums (blocks are summed in a fixed order)."""
+MODEL_BLOCK = 1024
+"""Models per tile side: tiles of at most MODEL_BLOCK x MODEL_BLOCK pairs."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Prepared:
+    """Scores laid out once for the products: NaN as 0, items grouped by cluster."""
+
+    x: np.ndarray
+    """``(M, N)`` scores (float32 when all are 0/1: exact below 2^24 items, twice as fast)."""
+    present: np.ndarray | None
+    """``(M, N)`` 1 where a model has the item; None when every model has every item."""
+    binary: bool
+    bounds: tuple[tuple[int, int], ...]
+    """``(start, stop)`` column range of each cluster."""
+
+
+def prepare(scores: np.ndarray, codes: np.ndarray | None = None, /) -> Prepared:
+    """Lay out ``(M, N)`` scores (NaN where missing) for :func:`tile_sums`."""
+    groups = cluster_groups(codes, scores.shape[1])
+    if codes is not None:
+        scores = scores[:, np.concatenate(groups)]
+    missing = np.isnan(scores)
+    complete = not bool(missing.any())
+    x = scores if complete else np.where(missing, 0.0, scores)
+    binary = bool(np.all((x == 0) | (x == 1)))
+    dtype = np.float32 if binary and x.shape[1] < 1 << 24 else np.float64
+    stops = np.cumsum([len(g) for g in groups])
+    return Prepared(
+        x=np.ascontiguousarray(x, dtype=dtype),
+        present=None if complete else (~missing).astype(dtype),
+        binary=binary,
+        bounds=tuple((int(b - len(g)), int(b)) for b, g in zip(stops, groups, strict=True)),
+    )
+
+
+def pair_sums(scores: np.ndarray, codes: np.ndarray | None = None, /) -> np.ndarray:
+    """``(G, 4, M, M)``: n, xm, xx, qm of every cluster (G = 1 without clusters).
+
+    ``scores`` is ``(M, N)`` with NaN where a model lacks an item. The work is split into
+    the tiles of :func:`tiles` and summed in their order, the same order a distributed run
+    uses, so both give identical numbers.
+    """
+    prepared = prepare(scores, codes)
+    tasks = tiles(prepared)
+    return assemble(scores.shape[0], tasks, [tile_sums(prepared, task) for task in tasks])
+
+
+Tile = tuple[int, int, int, slice, slice]
+"""(cluster, first item, end item, model rows, model columns)."""
+
+
+def tiles(prepared: Prepared) -> list[Tile]:
+    """The blocks of work: per cluster, per block of its items, per tile of model pairs."""
+    n_models = prepared.x.shape[0]
+    sides = [slice(i, min(i + MODEL_BLOCK, n_models)) for i in range(0, n_models, MODEL_BLOCK)]
+    out: list[Tile] = []
+    for g, (first, end) in enumerate(prepared.bounds):
+        for start in range(first, max(end, first + 1), ITEM_BLOCK):
+            stop = min(start + ITEM_BLOCK, end)
+            out.extend((g, start, stop, rows, cols) for rows in sides for cols in sides)
+    return out
+
+
+def tile_sums(prepared: Prepared, task: Tile) -> np.ndarray:
+    """``(4, rows, cols)`` sums of one tile: n, xm, xx, qm (see the module docstring)."""
+    _, start, stop, rows, cols = task
+    x, p = prepared.x, prepared.present
+    left = x[rows, start:stop]
+    right = left if rows == cols else x[cols, start:stop]
+    out = np.empty((4, left.shape[0], right.shape[0]))
+    out[2] = _product(left, right)  # one symmetric product on the diagonal tiles
+    if p is None:
+        out[0] = stop - start
+        out[1] = left.sum(axis=1, dtype=np.float64)[:, None]
+        square = left if prepared.binary else left.astype(np.float64) ** 2
+        out[3] = out[1] if prepared.binary else square.sum(axis=1)[:, None]
+        return out
+    p_left, p_right = p[rows, start:stop], p[cols, start:stop]
+    out[0] = _product(p_left, p_right)
+    out[1] = _product(left, p_right)
+    out[3] = out[1] if prepared.binary else _product(left * left, p_right)
+    return out
+
+
+def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``left @ right.T`` through matrix-matrix BLAS only.
+
+    A one-row operand would send numpy to matrix-vector BLAS, whose summation order
+    depends on the number of BLAS threads; a duplicated row keeps the tile in gemm, whose
+    entries do not, so a tile gives the same bits in any process.
+    """
+    rows, cols = left.shape[0], right.shape[0]
+    if rows > 1 and cols > 1:
+        return left @ right.T
+    a = np.repeat(left, 2, axis=0) if rows == 1 else left
+    b = np.repeat(right, 2, axis=0) if cols == 1 else right
+    product: np.ndarray = (a @ b.T)[:rows, :cols]
+    return product
+
+
+def assemble(n_models: int, tasks: list[Tile], parts: list[np.ndarray]) -> np.ndarray:
+    """Add the tiles' sums into ``(G, 4, M, M)``, in task order."""
+    groups = 1 + max((t[0] for t in tasks), default=0)
+    out = np.zeros((groups, 4, n_models, n_models))
+    for (g, _, _, rows, cols), part in zip(tasks, parts, strict=True):
+        out[g, :, rows, cols] += part
+    return out
+
+
+def model_means(total: np.ndarray) -> np.ndarray:
+    """Each model's mean over its own items, ``xm[a, a] / n[a, a]``, from ``(4, M, M)``."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means: np.ndarray = np.diagonal(total[1]) / np.diagonal(total[0])
+    return means
+
+
+def pair_statistics(total: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
+    """n, mean, sd (ddof 1), n01, n10 of pairs (b[k], c[k]) from summed ``(4, M, M)``."""
+    n = total[0][b, c]
+    xm_cb, xm_bc, xx = total[1][c, b], total[1][b, c], total[2][b, c]
+    sum_d = xm_cb - xm_bc
+    sum_d2 = total[3][c, b] + total[3][b, c] - 2 * xx
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = sum_d / n
+        var = np.maximum(sum_d2 - n * mean**2, 0.0) / (n - 1)
+    return {
+        "n": n,
+        "mean": mean,
+        "sd": np.sqrt(var),
+        "n01": np.rint(xm_cb - xx),
+        "n10": np.rint(xm_bc - xx),
+    }
+
+
+def _cluster_parts(
+    sums: np.ndarray, b: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cluster and pair: sizes n_g, totals T_g of d, and sums of d^2 (each (G, P))."""
+    n_g = sums[:, 0][:, b, c]
+    t_g = sums[:, 1][:, c, b] - sums[:, 1][:, b, c]
+    s2_g = sums[:, 3][:, c, b] + sums[:, 3][:, b, c] - 2 * sums[:, 2][:, b, c]
+    return n_g, t_g, s2_g
+
+
+def design_effects(
+    sums: np.ndarray, b: np.ndarray, c: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """ANOVA icc and design effect (at least 1) of each pair's per-item differences.
+
+    ``weights`` ``(G,)`` counts each cluster's copies in a bootstrap resample (a cluster
+    drawn twice is two clusters). See :func:`evalsig.power.design_effect`.
+    """
+    n_g, t_g, s2_g = _cluster_parts(sums, b, c)
+    w = np.ones(len(sums)) if weights is None else weights
+    present = n_g > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_cluster = np.where(present, t_g**2 / np.where(present, n_g, 1), 0.0)
+    n = w @ n_g
+    total = w @ t_g
+    between_part = w @ per_cluster
+    sum_sq = w @ s2_g
+    groups = w @ present.astype(float)
+    size_sq = w @ (n_g**2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        msb = (between_part - total**2 / n) / (groups - 1)
+        msw = np.maximum(sum_sq - between_part, 0.0) / (n - groups)
+        m0 = (n - size_sq / n) / (groups - 1)
+        icc = (msb - msw) / (msb + (m0 - 1) * msw)
+        m_eff = size_sq / n
+    icc = np.where(np.isfinite(icc) & (groups > 1) & (groups < n), icc, 0.0)
+    deff = np.maximum(1.0, 1.0 + (m_eff - 1.0) * icc)
+    return deff, icc
+
+
+@dataclass(frozen=True, slots=True)
+class PairTests:
+    """Vectorised paired tests of pairs (b[k], c[k]): candidate c minus baseline b."""
+
+    method: str
+    """'mcnemar' (auto: exact below 25 discordant items), 'paired-t' or 'cluster' (CR2)."""
+    n: np.ndarray
+    estimate: np.ndarray
+    se: np.ndarray
+    df: np.ndarray
+    """Degrees of freedom (inf for McNemar's z; NaN for its exact test)."""
+    pvalue: np.ndarray
+    """Two-sided p-values."""
+    n01: np.ndarray
+    n10: np.ndarray
+
+
+def pair_tests(
+    sums: np.ndarray, b: np.ndarray, c: np.ndarray, *, binary: bool, clustered: bool
+) -> PairTests:
+    """Two-sided paired tests of every pair, as :func:`evalsig.compare` would choose them.
+
+    Clusters: CR2 (Bell-McCaffrey) standard error of the mean difference on Satterthwaite
+    df. One run of 0/1 scores: McNemar (exact conditional test below 25 discordant items,
+    else the asymptotic z). Otherwise the paired t-test on per-item (mean) differences.
+    """
+    s = pair_statistics(sums.sum(axis=0), b, c)
+    n, mean = s["n"], s["mean"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if clustered and len(sums) >= 2:
+            n_g, t_g, _ = _cluster_parts(sums, b, c)
+            resid = t_g - n_g * mean
+            keep = n_g > 0
+            share = np.where(keep, n_g / n, 0.0)
+            var = np.sum(np.where(keep, resid**2 / (1 - share), 0.0), axis=0) / n**2
+            se = np.sqrt(var)
+            bm = share**2 / (1 - share)
+            df = 1.0 / (np.sum(share**2, axis=0) - np.sum(bm**2, axis=0) + np.sum(bm, axis=0) ** 2)
+            t = mean / se
+            p = 2 * stats.t.sf(np.abs(t), df)
+            p = np.where(se > 0, p, np.where(np.abs(mean) > 0, np.nan, 1.0))
+            method = "cluster"
+        elif binary:
+            n01, n10 = s["n01"], s["n10"]
+            disc = n01 + n10
+            se = np.sqrt(np.maximum(disc - (n01 - n10) ** 2 / n, 0.0)) / n
+            z = np.abs(n01 - n10) / np.sqrt(disc)
+            asymptotic = 2 * stats.norm.sf(z)
+            low = np.minimum(n01, n10)
+            exact = np.minimum(1.0, 2 * stats.binom.cdf(low, disc, 0.5))
+            small = disc < EXACT_BELOW
+            p = np.where(disc == 0, 1.0, np.where(small, exact, asymptotic))
+            df = np.where(small, np.nan, np.inf)
+            method = "mcnemar"
+        else:
+            se = s["sd"] / np.sqrt(n)
+            df = n - 1
+            t = mean / se
+            p = 2 * stats.t.sf(np.abs(t), df)
+            p = np.where(se > 0, p, np.where(np.abs(mean) > 0, 0.0, 1.0))
+            method = "paired-t"
+    return PairTests(
+        method=method,
+        n=n,
+        estimate=mean,
+        se=se,
+        df=np.asarray(df, dtype=float),
+        pvalue=np.asarray(p, dtype=float),
+        n01=s["n01"],
+        n10=s["n10"],
+    )

@@ -1,0 +1,130 @@
+"""Multi-task leaderboards: a table per task and an aggregate that keeps the paired structure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from evalsig._json import SCHEMA_VERSION
+from evalsig.data.models import ModelScores
+from evalsig.errors import DataError, examples
+from evalsig.inference.allpairs import PairTests, model_means, pair_tests
+from evalsig.leaderboard.board import Correction, Leaderboard, leaderboard, leaderboard_from_tests
+
+__all__ = ["TaskLeaderboards", "leaderboard_tasks"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class TaskLeaderboards:
+    """One leaderboard per task, and the aggregate over tasks."""
+
+    tasks: dict[str, Leaderboard]
+    aggregate: Leaderboard
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "leaderboard-tasks",
+            "schema_version": SCHEMA_VERSION,
+            "aggregate": self.aggregate.to_dict(),
+            "tasks": [board.to_dict() for board in self.tasks.values()],
+        }
+
+    def __str__(self) -> str:
+        from evalsig.report.leaderboard import tasks_text
+
+        return tasks_text(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        from evalsig.report.html import fragment
+
+        return fragment(self.to_dict())
+
+
+def leaderboard_tasks(
+    tasks: Mapping[str, ModelScores],
+    /,
+    *,
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    power: float = 0.8,
+    executor: Any = None,
+) -> TaskLeaderboards:
+    """Per-task leaderboards and their aggregate: the unweighted mean score over tasks.
+
+    Notes
+    -----
+    For models a and b, the aggregate difference is ``(1/T) sum_t d_t`` with standard error
+    ``sqrt(sum_t se_t^2) / T``, each task's ``d_t, se_t`` from its own paired test on the
+    items both models answered (tasks hold different items, so they are independent);
+    the aggregate test is the z-test of that ratio. A model must appear in every task.
+    The adjacent pairs' resolution is ``q = (|d| / (se (z_a + z_b)))^2``, the normal-theory
+    N / N*.
+    """
+    from evalsig.distributed import local
+
+    if not tasks:
+        raise DataError("no tasks to rank; give a mapping task -> ModelScores.")
+    names = list(next(iter(tasks.values())).names)
+    for task, scores in tasks.items():
+        if set(scores.names) != set(names):
+            missing = sorted(set(names) ^ set(scores.names))
+            raise DataError(
+                f"task {task!r} does not have the same models as the others (differs in "
+                f"{examples(missing)}); an aggregate needs every model on every task."
+            )
+    boards = {
+        task: leaderboard(
+            scores, task=task, correction=correction, alpha=alpha, power=power, executor=executor
+        )
+        for task, scores in tasks.items()
+    }
+    m = len(names)
+    a_idx, b_idx = np.triu_indices(m, 1)
+    estimate = np.zeros(len(a_idx))
+    variance = np.zeros(len(a_idx))
+    means = np.zeros(m)
+    n_items = np.zeros(m, dtype=np.int64)
+    run = executor or local()
+    for scores in tasks.values():
+        order = [scores.names.index(name) for name in names]  # align models by name
+        sums = run.pair_sums(scores.scores[order], scores.cluster_codes)
+        clustered = scores.cluster_codes is not None
+        tests = pair_tests(sums, b_idx, a_idx, binary=scores.binary, clustered=clustered)
+        estimate += tests.estimate
+        variance += tests.se**2
+        means += model_means(sums.sum(axis=0))
+        n_items += scores.present[order].sum(axis=1)
+    t = len(tasks)
+    estimate, se = estimate / t, np.sqrt(variance) / t
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = estimate / se
+    pvalue = np.where(se > 0, 2 * stats.norm.sf(np.abs(z)), np.where(estimate == 0, 1.0, np.nan))
+    combined = PairTests(
+        method="aggregate",
+        n=np.full(len(a_idx), np.inf),
+        estimate=estimate,
+        se=se,
+        df=np.full(len(a_idx), np.inf),
+        pvalue=pvalue,
+        n01=np.zeros(len(a_idx)),
+        n10=np.zeros(len(a_idx)),
+    )
+    aggregate = leaderboard_from_tests(
+        names=tuple(names),
+        means=means / t,
+        n_items=n_items,
+        tests=combined,
+        binary=False,
+        correction=correction,
+        alpha=alpha,
+        power=power,
+        boot=None,
+        confidence_level=0.95,
+        task=f"mean over {t} tasks",
+        notes=(f"aggregate of {', '.join(tasks)}: unweighted mean of per-task scores",),
+    )
+    return TaskLeaderboards(tasks=boards, aggregate=aggregate)

@@ -1,0 +1,147 @@
+"""Renderings of a leaderboard from its JSON form: ranks as groups and intervals."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from markupsafe import Markup
+
+from evalsig.report import svg
+from evalsig.report.comparison import md
+
+__all__ = ["HEADER", "as_markdown", "as_text", "rows", "summary", "tasks_markdown", "tasks_text"]
+
+Result = Mapping[str, Any]
+
+HEADER = ("rank", "model", "score", "tie group", "rank interval", "items")
+
+
+def _percent(r: Result) -> bool:
+    return r["method"] in ("mcnemar",) or all(0 <= row["score"] <= 1 for row in r["rows"])
+
+
+def _score(r: Result, value: float) -> str:
+    return f"{100 * value:.2f}%" if _percent(r) else f"{value:.4g}"
+
+
+def _interval(row: Mapping[str, Any]) -> str:
+    low, high = row["rank_low"], row["rank_high"]
+    text = str(low) if low == high else f"{low}-{high}"
+    if "bootstrap_rank_low" in row:
+        b_low, b_high = row["bootstrap_rank_low"], row["bootstrap_rank_high"]
+        text += f" (bootstrap {b_low if b_low == b_high else f'{b_low}-{b_high}'})"
+    return text
+
+
+def rows(r: Result) -> list[list[str]]:
+    """The table's cells, as shown."""
+    return [
+        [
+            str(row["rank"]),
+            row["model"],
+            _score(r, row["score"]),
+            str(row["group"]),
+            _interval(row),
+            f"{row['n_items']:,}",
+        ]
+        for row in r["rows"]
+    ]
+
+
+def summary(r: Result) -> list[str]:
+    """What the ranking does and does not show, one sentence each."""
+    m, adjacent = r["n_models"], r["n_models"] - 1
+    test = {
+        "mcnemar": "McNemar's test",
+        "paired-t": "paired t-tests on per-item means",
+        "cluster": "cluster-robust (CR2) tests",
+        "aggregate": "z-tests of the mean over tasks",
+    }.get(r["method"], r["method"])
+    return [
+        f"{m} models, {r['n_pairs']:,} pairs compared with {test}, {r['correction']} "
+        f"correction at alpha = {r['alpha']:g}.",
+        f"{len(r['groups'])} tie groups; {r['n_separated_adjacent']} of {adjacent} adjacent "
+        f"pairs differ significantly, {r['n_unresolved_adjacent']} of {adjacent} are below the "
+        "benchmark's resolution (q < 1).",
+        "Rank intervals hold for all models at once"
+        + (" (Holm)." if r["correction"] == "holm" else " only under FWER control; BH gives FDR."),
+    ]
+
+
+def as_text(r: Result) -> str:
+    table = rows(r)
+    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(HEADER)]
+    lines = [f"Leaderboard{': ' + r['task'] if r['task'] else ''}", *summary(r), ""]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(HEADER, widths, strict=True)))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in table]
+    lines += [f"note: {n}" for n in r["notes"]]
+    return "\n".join(lines)
+
+
+def as_markdown(r: Result) -> str:
+    title = f"### Leaderboard{': ' + md(r['task']) if r['task'] else ''}"
+    lines = [title, "", *(f"- {md(s)}" for s in summary(r)), ""]
+    lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows(r)]
+    lines += [f"\n- note: {md(n)}" for n in r["notes"]]
+    return "\n".join(lines)
+
+
+def tasks_text(r: Result) -> str:
+    """The aggregate, then each task."""
+    return "\n\n".join(as_text(board) for board in [r["aggregate"], *r["tasks"]])
+
+
+def tasks_markdown(r: Result) -> str:
+    return "\n\n".join(as_markdown(board) for board in [r["aggregate"], *r["tasks"]])
+
+
+def _tasks_section(r: Result) -> tuple[str, dict[str, Any]]:
+    macro, context = _section(r["aggregate"])
+    per_task = [f"{board['task']}: " + " ".join(summary(board)) for board in r["tasks"]]
+    context["notes"] = per_task + context["notes"]
+    return macro, context
+
+
+def _section(r: Result) -> tuple[str, dict[str, Any]]:
+    names = [row["model"] for row in r["rows"]]
+    matrix = [[math.nan if v is None else v for v in row] for row in r["p_adjusted"]]
+    heat = svg.heatmap(names, matrix, title=f"{r['correction']}-adjusted p-values", fmt="{:.2g}")
+    forest_rows = [
+        svg.ForestRow(
+            label=f"{row['rank']}. {row['model']}",
+            estimate=row["score"],
+            low=row["score"],
+            high=row["score"],
+            note=f"group {row['group']}, ranks {_interval(row)}",
+        )
+        for row in r["rows"]
+    ]
+    scores = svg.forest(forest_rows, reference=math.nan, title="scores in ranking order")
+    table = [
+        [
+            cell if i != 2 else {"text": cell, "value": row["score"], "badge": None, "cls": "num"}
+            for i, cell in enumerate(shown)
+        ]
+        for shown, row in zip(rows(r), r["rows"], strict=True)
+    ]
+    return "table", {
+        "heading": f"Leaderboard{': ' + r['task'] if r['task'] else ''}",
+        "lead": " ".join(summary(r)),
+        "plot": Markup(scores + heat),
+        "header": HEADER,
+        "rows": table,
+        "notes": list(r["notes"]),
+    }
+
+
+def _register() -> None:
+    from evalsig.report.html import register_section
+
+    register_section("leaderboard", _section)
+    register_section("leaderboard-tasks", _tasks_section)
+
+
+_register()

@@ -1,0 +1,761 @@
+"""An embedded results store: harness outputs read once into a DuckDB database.
+
+:meth:`ResultsStore.ingest` reads result files with the same readers as every other
+command (so the same checks apply: NaN scores, duplicate rows, clashing clusters or
+content keys are errors) and keeps every observation, each run of each item, with its
+cluster label and content key. A path whose content (SHA-256) is already stored is skipped
+and reported, never loaded twice; a different file claiming scores the store already holds
+for the same model, task, metric, item and run is refused, naming both files, unless it
+is meant to replace them (``replace=True``). :meth:`ResultsStore.model_scores` gives a
+task's models x items matrix without re-reading any file.
+
+Schema
+------
+``models(model_id, name)``, ``tasks(task_id, name)``
+    One row per model and task name.
+``items(task_id, item_id, name)``
+    Item ids are per task; ``item_id`` numbers a task's items in order of first appearance.
+``sources(source_id, path, sha256, kind, format, ingested_at, n_rows)``
+    One row per ingested file or directory; ``sha256`` is unique; ``ingested_at`` is UTC.
+``source_parts(source_id, model_id, task_id, metric, filter_name, model_origin, n_rows, notes)``
+    What each source holds: per model, task, metric and lm-eval filter, how the model name
+    was determined and the reader's notes.
+``scores(source_id, seq, model_id, task_id, metric, filter_name, item_id, run, score,
+cluster, content_key)``
+    One row per observation; ``seq`` is its order in the source (tables are rebuilt in
+    that order, so per-item sums are bit-for-bit those of reading the files); ``run`` is
+    the run label ('' when the file has none); ``filter_name`` is '' without a filter.
+``evalsig_store(key, value)``
+    The schema version.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from evalsig.data.models import ModelScores, model_scores
+from evalsig.data.readers import ReadOptions, _expand, collect
+from evalsig.data.table import ScoreTable
+from evalsig.errors import DataError, examples
+from evalsig.progress import report
+from evalsig.store._ingest import (
+    Spec,
+    check_arguments,
+    check_model_source,
+    conflict_error,
+    describe_origins,
+    model_names,
+    parts,
+    rows_of,
+)
+from evalsig.store._ingest import digest as source_digest
+from evalsig.store._read import choose, rebuild, what
+from evalsig.store.results import (
+    IngestReport,
+    SourceReport,
+    StoredModel,
+    StoredSource,
+    StoredTask,
+)
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = ["SCHEMA_VERSION", "ResultsStore"]
+
+SCHEMA_VERSION = 1
+"""Version of the store's tables (a store of another version is refused, not migrated)."""
+
+_SCHEMA = (
+    "CREATE TABLE evalsig_store (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
+    "CREATE SEQUENCE model_ids START 1",
+    "CREATE SEQUENCE task_ids START 1",
+    "CREATE SEQUENCE source_ids START 1",
+    "CREATE TABLE models (model_id INTEGER PRIMARY KEY, name VARCHAR NOT NULL UNIQUE)",
+    "CREATE TABLE tasks (task_id INTEGER PRIMARY KEY, name VARCHAR NOT NULL UNIQUE)",
+    """CREATE TABLE items (
+        task_id INTEGER NOT NULL, item_id INTEGER NOT NULL, name VARCHAR NOT NULL,
+        PRIMARY KEY (task_id, item_id), UNIQUE (task_id, name))""",
+    """CREATE TABLE sources (
+        source_id INTEGER PRIMARY KEY, path VARCHAR NOT NULL, sha256 VARCHAR NOT NULL UNIQUE,
+        kind VARCHAR NOT NULL, format VARCHAR NOT NULL, ingested_at TIMESTAMP NOT NULL,
+        n_rows BIGINT NOT NULL)""",
+    """CREATE TABLE source_parts (
+        source_id INTEGER NOT NULL, model_id INTEGER NOT NULL, task_id INTEGER NOT NULL,
+        metric VARCHAR NOT NULL, filter_name VARCHAR NOT NULL, model_origin VARCHAR NOT NULL,
+        n_rows BIGINT NOT NULL, notes VARCHAR[] NOT NULL,
+        PRIMARY KEY (source_id, model_id, task_id, metric, filter_name))""",
+    """CREATE TABLE scores (
+        source_id INTEGER NOT NULL, seq BIGINT NOT NULL, model_id INTEGER NOT NULL,
+        task_id INTEGER NOT NULL, metric VARCHAR NOT NULL, filter_name VARCHAR NOT NULL,
+        item_id INTEGER NOT NULL, run VARCHAR NOT NULL, score DOUBLE NOT NULL,
+        cluster VARCHAR, content_key VARCHAR)""",
+)
+
+MIN_DUCKDB = (1, 2)
+"""The oldest duckdb that takes a dict of numpy arrays as a table without pandas."""
+
+_NEW = "evalsig_new_scores"
+"""The name under which a source's rows are shown to DuckDB while they are inserted."""
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError:
+        raise DataError(
+            "the results store needs the duckdb package; install it with "
+            "pip install 'evalsig[store]'."
+        ) from None
+    version = tuple(int(p) for p in re.findall(r"\d+", duckdb.__version__)[:2])
+    if version < MIN_DUCKDB:
+        raise DataError(
+            f"the results store needs duckdb >= {'.'.join(map(str, MIN_DUCKDB))} (it reads "
+            f"numpy arrays without pandas); found {duckdb.__version__}. Upgrade it with "
+            "pip install -U 'evalsig[store]'."
+        )
+    return duckdb
+
+
+class ResultsStore:
+    """A DuckDB file of evaluation results: many models, tasks, items and runs.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The database file; created (with its tables) when it does not exist, unless
+        ``read_only``.
+    read_only : bool
+        Open for reading only (several processes may read one store at once; only one
+        may write).
+
+    Raises
+    ------
+    DataError
+        duckdb is not installed; the file is not a DuckDB database or not an evalsig store
+        (or one of another schema version); it is locked by another process; a read-only
+        store does not exist.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for name, right in (("small", 2), ("large", 3)):
+    ...     rows = [f"q{i},{int(i < right)}" for i in range(4)]
+    ...     _ = (folder / f"{name}.csv").write_text("id,correct\\n" + "\\n".join(rows) + "\\n")
+    >>> with ResultsStore(folder / "results.duckdb") as store:
+    ...     _ = store.ingest(folder / "small.csv", model="small", task="quiz")
+    ...     _ = store.ingest(folder / "large.csv", model="large", task="quiz")
+    ...     board = store.model_scores("quiz")
+    >>> board.names, board.means.tolist()
+    (('small', 'large'), [0.5, 0.75])
+    """
+
+    __slots__ = ("_closed", "_con", "path", "read_only")
+
+    def __init__(self, path: str | os.PathLike[str], /, *, read_only: bool = False) -> None:
+        _duckdb()  # fail early, with the install hint, when duckdb is missing
+        self.path = Path(path)
+        self.read_only = read_only
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._closed = False
+        if self.path.exists():
+            self._open()
+        elif read_only:
+            raise DataError(
+                f"{self.path}: no results store there; create one with "
+                f"evalsig ingest PATH... --store {self.path}."
+            )
+
+    def _open(self) -> None:
+        """Connect (creating the file and its tables if needed) and check the schema."""
+        ddb = _duckdb()
+        try:
+            self._con = ddb.connect(str(self.path), read_only=self.read_only)
+        except ddb.Error as exc:
+            raise DataError(f"{self.path}: cannot open the results store ({exc}).") from None
+        try:
+            self._check_schema()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def _db(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            if self._closed:
+                raise DataError(f"{self.path}: the results store is closed.")
+            raise DataError(
+                f"{self.path}: no results store there yet; create one with "
+                f"evalsig ingest PATH... --store {self.path}."
+            )
+        return self._con
+
+    def _check_schema(self) -> None:
+        tables = {row[0] for row in self._db.execute("SHOW TABLES").fetchall()}
+        if "evalsig_store" not in tables:
+            if tables:
+                raise DataError(
+                    f"{self.path}: a DuckDB database that is not an evalsig results store "
+                    f"(it has tables {examples(sorted(tables))}); choose another file."
+                )
+            if self.read_only:
+                raise DataError(f"{self.path}: an empty database, not an evalsig results store.")
+            self._db.begin()
+            for statement in _SCHEMA:
+                self._db.execute(statement)
+            self._db.execute(
+                "INSERT INTO evalsig_store VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+            )
+            self._db.commit()
+            return
+        row = self._first("SELECT value FROM evalsig_store WHERE key = 'schema_version'")
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            raise DataError(
+                f"{self.path}: a results store of schema version "
+                f"{None if row is None else row[0]!r}; this evalsig reads version "
+                f"{SCHEMA_VERSION}. Re-ingest the files into a new store."
+            )
+
+    def close(self) -> None:
+        """Close the database (further calls fail)."""
+        if self._con is not None:
+            self._db.close()
+        self._con = None
+        self._closed = True
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ResultsStore({str(self.path)!r}{', read_only=True' if self.read_only else ''})"
+
+    # --- ingest ---------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+        /,
+        *,
+        model: str | None = None,
+        model_column: str | None = None,
+        task: str | None = None,
+        metric: str | None = None,
+        filter: str | None = None,
+        split: str | None = None,
+        id_column: str | None = None,
+        score_column: str | None = None,
+        run_column: str | None = None,
+        cluster_column: str | None = None,
+        key_column: str | None = None,
+        prediction_column: str | None = None,
+        answer_column: str | None = None,
+        task_column: str | None = None,
+        where: Mapping[str, str] | None = None,
+        run_label: str | None = None,
+        skip_bad_lines: bool = False,
+        format: str = "auto",
+        replace: bool = False,
+    ) -> IngestReport:
+        """Read result files once and store every observation; skip content already stored.
+
+        Parameters
+        ----------
+        paths : path, list of paths or glob pattern
+            Harness outputs or long-format tables, each read on its own (one source each:
+            a file, or a directory such as an lm-eval output folder or a HELM run).
+        model : str, optional
+            The model the files scored. Harness logs name their model (see Notes); generic
+            tables do not, and need ``model`` or ``model_column``. When both ``model`` and
+            the metadata give a name, ``model`` wins and the report shows both.
+        model_column : str, optional
+            A column naming the model of each row of a long table (generic tables only;
+            the table then holds one task, named by ``task``).
+        task : str, optional
+            The task to store from files holding several; or the name of the task of a
+            file that has none (a generic table without a task column).
+        metric, filter, split : str, optional
+            Store only this metric (lm-eval metric, Inspect scorer, HELM stat), lm-eval
+            filter, HELM split. By default every metric and filter is stored, and readers
+            of the store choose among them.
+        id_column, score_column, run_column, cluster_column, key_column : str, optional
+        prediction_column, answer_column, task_column, where, skip_bad_lines, format
+            As for :func:`evalsig.load`.
+        run_label : str, optional
+            A label for the runs of these files, so that files that are repeated runs of
+            one evaluation (and carry no run labels of their own) do not clash: a row's
+            run is stored as ``run_label`` or ``run_label/<its run>``.
+        replace : bool
+            When a file holds scores the store already has from another file (same model,
+            task, metric, item and run), drop that file's scores of that model and task
+            and store the new ones, instead of failing.
+
+        Returns
+        -------
+        IngestReport
+            Per path: ingested (scores, models, tasks, how model names were found, what it
+            replaced) or skipped (the stored source with the same content).
+
+        Raises
+        ------
+        DataError
+            Invalid data (as :func:`evalsig.load`), a file whose model cannot be named,
+            a file claiming scores another file already stored. Nothing is stored then:
+            an ingest is one transaction.
+
+        Notes
+        -----
+        Model names come from ``model_name`` in lm-evaluation-harness's
+        ``results_<datetime>.json`` beside the samples files (or ``config.model_args``),
+        Inspect's ``eval.model``, HELM's ``adapter_spec.model`` in ``run_spec.json`` (or
+        the ``model=`` entry of the run name), the OpenAI evals run spec's completion
+        function, Every Eval Ever's ``model_id`` and AlpacaEval's ``generator_2``. A name is
+        never guessed from other parts of a path.
+        """
+        self._writable()
+        check_arguments(
+            model=model,
+            model_column=model_column,
+            task=task,
+            task_column=task_column,
+            run_label=run_label,
+        )
+        spec = Spec(
+            options=ReadOptions(
+                id_column=id_column,
+                score_column=score_column,
+                run_column=run_column,
+                cluster_column=cluster_column,
+                key_column=key_column,
+                prediction_column=prediction_column,
+                answer_column=answer_column,
+                task_column=model_column or task_column,
+                where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
+                metric=metric,
+                filter=filter,
+                split=split,
+                skip_bad_lines=skip_bad_lines,
+            ),
+            model=model,
+            model_column=model_column,
+            task=task,
+            run_label=run_label,
+            format=format,
+            replace=replace,
+        )
+        files = _expand(paths)
+        if self._con is None and not self._closed:
+            self._open()
+        reports: list[SourceReport] = []
+        seen: dict[str, str] = {}
+        self._db.begin()
+        try:
+            for number, path in enumerate(files, start=1):
+                reports.append(self._ingest_one(path, spec, seen))
+                report("ingesting result files", number, len(files))
+            self._db.commit()
+        except BaseException:
+            self._db.rollback()
+            raise
+        return IngestReport(
+            store=str(self.path),
+            sources=tuple(reports),
+            n_tasks=self._count("tasks"),
+            n_models=self._count("models"),
+        )
+
+    def _first(self, query: str, params: Sequence[object] = ()) -> tuple[Any, ...] | None:
+        """The first row of a query (the result is fetched whole, so it is finished)."""
+        rows = self._db.execute(query, list(params)).fetchall()
+        return rows[0] if rows else None
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise DataError(f"{self.path}: the store was opened read-only; open it to write.")
+
+    def _count(self, table: str) -> int:
+        row = self._first(f"SELECT count(*) FROM {table}")
+        return 0 if row is None else int(row[0])
+
+    def _ingest_one(self, path: Path, spec: Spec, seen: dict[str, str]) -> SourceReport:
+        digest, kind = source_digest(path)
+        stored = self._first("SELECT path FROM sources WHERE sha256 = ?", [digest])
+        duplicate = seen.get(digest) if stored is None else str(stored[0])
+        if duplicate is not None:
+            return SourceReport(
+                path=str(path),
+                sha256=digest,
+                kind=kind,
+                format="",
+                status="skipped",
+                n_rows=0,
+                duplicate_of=duplicate,
+            )
+        seen[digest] = str(path)
+        collector = collect(path, spec.options, format=spec.format)
+        reader = collector.formats[0]
+        check_model_source(path, reader, spec)
+        found = parts(collector, path, spec)
+        names = model_names(path, reader, spec, found)
+        rows = rows_of(found, names, spec)
+        model_ids = self._ids("models", "model_ids", "model_id", rows.models)
+        task_ids = self._ids("tasks", "task_ids", "task_id", rows.tasks)
+        frame = {
+            "seq": np.arange(rows.n_rows, dtype=np.int64),
+            "model_id": model_ids[rows.model_codes],
+            "task_id": task_ids[rows.task_codes],
+            "metric": rows.metric,
+            "filter_name": rows.filter,
+            "item": rows.item,
+            "run": rows.run,
+            "score": rows.score,
+            "cluster": rows.cluster,
+            "content_key": rows.key,
+        }
+        self._db.register(_NEW, frame)
+        try:
+            self._add_items()
+            replaced = self._conflicts(path, spec.replace)
+            source_id = self._next("source_ids")
+            self._db.execute(
+                f"""INSERT INTO scores
+                SELECT ?, n.seq, n.model_id, n.task_id, n.metric, n.filter_name, i.item_id,
+                       n.run, n.score, n.cluster, n.content_key
+                FROM {_NEW} n JOIN items i ON i.task_id = n.task_id AND i.name = n.item""",
+                [source_id],
+            )
+        finally:
+            self._db.unregister(_NEW)
+        now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+        self._db.execute(
+            "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?::TIMESTAMP, ?)",
+            [source_id, str(path), digest, kind, reader, now, rows.n_rows],
+        )
+        model_index = {name: int(i) for name, i in zip(rows.models, model_ids, strict=True)}
+        task_index = {name: int(i) for name, i in zip(rows.tasks, task_ids, strict=True)}
+        for part in rows.parts:
+            self._db.execute(
+                "INSERT INTO source_parts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    source_id,
+                    model_index[part.model],
+                    task_index[part.task],
+                    part.metric,
+                    part.filter or "",
+                    part.origin,
+                    part.n_rows,
+                    list(part.notes),
+                ],
+            )
+        return SourceReport(
+            path=str(path),
+            sha256=digest,
+            kind=kind,
+            format=reader,
+            status="ingested",
+            n_rows=rows.n_rows,
+            models=tuple(rows.models),
+            tasks=tuple(rows.tasks),
+            model_origins=describe_origins(rows.parts),
+            replaced=tuple(replaced),
+            notes=tuple(dict.fromkeys(n for p in rows.parts for n in p.notes)),
+        )
+
+    def _ids(self, table: str, sequence: str, column: str, names: list[str]) -> np.ndarray:
+        """The ids of ``names`` in ``models`` or ``tasks``, adding the new names."""
+        ids = np.empty(len(names), dtype=np.int32)
+        for i, name in enumerate(names):
+            row = self._first(f"SELECT {column} FROM {table} WHERE name = ?", [name])
+            if row is None:
+                row = self._first(
+                    f"INSERT INTO {table} VALUES (nextval('{sequence}'), ?) RETURNING {column}",
+                    [name],
+                )
+            if row is None:  # pragma: no cover - INSERT ... RETURNING returns the row
+                raise DataError(f"{self.path}: could not add {name!r} to {table}.")
+            ids[i] = int(row[0])
+        return ids
+
+    def _next(self, sequence: str) -> int:
+        row = self._first(f"SELECT nextval('{sequence}')")
+        if row is None:  # pragma: no cover
+            raise DataError(f"{self.path}: the sequence {sequence} gave no value.")
+        return int(row[0])
+
+    def _add_items(self) -> None:
+        """Number the new items of each task after its known ones, in order of appearance."""
+        self._db.execute(
+            f"""INSERT INTO items
+            SELECT n.task_id,
+                   coalesce(top.last, -1) + row_number() OVER (
+                       PARTITION BY n.task_id ORDER BY n.first),
+                   n.item
+            FROM (SELECT task_id, item, min(seq) AS first FROM {_NEW} GROUP BY task_id, item) n
+            LEFT JOIN (SELECT task_id, max(item_id) AS last FROM items GROUP BY task_id) top
+                ON top.task_id = n.task_id
+            WHERE NOT EXISTS (
+                SELECT 1 FROM items i WHERE i.task_id = n.task_id AND i.name = n.item)"""
+        )
+
+    def _conflicts(self, path: Path, replace: bool) -> list[str]:
+        """Refuse (or, with ``replace``, drop) stored scores the new rows also claim."""
+        clashes = self._db.execute(
+            f"""SELECT s.source_id, any_value(src.path), s.model_id, any_value(m.name),
+                       s.task_id, any_value(t.name), count(*),
+                       arg_min(i.name, i.item_id), arg_min(s.run, i.item_id)
+            FROM {_NEW} n
+            JOIN items i ON i.task_id = n.task_id AND i.name = n.item
+            JOIN scores s ON s.model_id = n.model_id AND s.task_id = n.task_id
+                AND s.item_id = i.item_id AND s.metric = n.metric
+                AND s.filter_name = n.filter_name AND s.run = n.run
+            JOIN sources src ON src.source_id = s.source_id
+            JOIN models m ON m.model_id = s.model_id
+            JOIN tasks t ON t.task_id = s.task_id
+            GROUP BY s.source_id, s.model_id, s.task_id
+            ORDER BY s.source_id, s.model_id, s.task_id"""
+        ).fetchall()
+        if not clashes:
+            return []
+        if not replace:
+            raise conflict_error(path, clashes)
+        replaced: list[str] = []
+        for source_id, old, model_id, model, task_id, task, *_ in clashes:
+            key = [source_id, model_id, task_id]
+            where = "source_id = ? AND model_id = ? AND task_id = ?"
+            dropped = self._first(f"SELECT count(*) FROM scores WHERE {where}", key)
+            self._db.execute(f"DELETE FROM scores WHERE {where}", key)
+            self._db.execute(f"DELETE FROM source_parts WHERE {where}", key)
+            n = 0 if dropped is None else int(dropped[0])
+            self._db.execute(
+                "UPDATE sources SET n_rows = n_rows - ? WHERE source_id = ?", [n, source_id]
+            )
+            replaced.append(f"{n:,} scores of model {model!r} on task {task!r} from {old}")
+        self._db.execute(
+            "DELETE FROM sources WHERE source_id NOT IN (SELECT source_id FROM source_parts)"
+        )
+        return replaced
+
+    # --- reading --------------------------------------------------------------------------
+
+    def tasks(self) -> tuple[str, ...]:
+        """The tasks with scores, in the order they were first stored."""
+        rows = self._db.execute(
+            """SELECT name FROM tasks WHERE task_id IN (SELECT task_id FROM source_parts)
+            ORDER BY task_id"""
+        ).fetchall()
+        return tuple(str(r[0]) for r in rows)
+
+    def models(self, task: str | None = None) -> tuple[str, ...]:
+        """The models with scores (on ``task``, when given), in the order first stored."""
+        if task is None:
+            query, params = "SELECT model_id FROM source_parts", []
+        else:
+            query, params = (
+                "SELECT model_id FROM source_parts WHERE task_id = ?",
+                [self._task_id(task)],
+            )
+        rows = self._db.execute(
+            f"SELECT name FROM models WHERE model_id IN ({query}) ORDER BY model_id", params
+        ).fetchall()
+        return tuple(str(r[0]) for r in rows)
+
+    def sources(self) -> tuple[StoredSource, ...]:
+        """The ingested files and directories, in the order they were ingested."""
+        rows = self._db.execute(
+            """SELECT path, sha256, kind, format, strftime(ingested_at, '%Y-%m-%dT%H:%M:%SZ'),
+                      n_rows
+            FROM sources ORDER BY source_id"""
+        ).fetchall()
+        return tuple(
+            StoredSource(
+                path=str(r[0]),
+                sha256=str(r[1]),
+                kind=str(r[2]),
+                format=str(r[3]),
+                ingested_at=str(r[4]),
+                n_rows=int(r[5]),
+            )
+            for r in rows
+        )
+
+    def contents(self) -> tuple[StoredTask, ...]:
+        """Per task, metric and filter: the models, their items and runs."""
+        rows = self._db.execute(
+            """WITH per_item AS (
+                SELECT task_id, metric, filter_name, model_id, item_id, count(*) AS runs
+                FROM scores GROUP BY ALL)
+            SELECT t.name, p.metric, p.filter_name, m.name, count(*), sum(p.runs)::BIGINT,
+                   min(p.runs), max(p.runs)
+            FROM per_item p JOIN tasks t USING (task_id) JOIN models m USING (model_id)
+            GROUP BY t.task_id, t.name, p.metric, p.filter_name, m.model_id, m.name
+            ORDER BY t.task_id, p.metric, p.filter_name, m.model_id"""
+        ).fetchall()
+        items = {
+            (str(r[0]), str(r[1]), str(r[2])): int(r[3])
+            for r in self._db.execute(
+                """SELECT t.name, s.metric, s.filter_name, count(DISTINCT s.item_id)
+                FROM scores s JOIN tasks t USING (task_id) GROUP BY ALL"""
+            ).fetchall()
+        }
+        grouped: dict[tuple[str, str, str], list[StoredModel]] = {}
+        for task, metric, filter_name, model, n_items, n_scores, low, high in rows:
+            grouped.setdefault((str(task), str(metric), str(filter_name)), []).append(
+                StoredModel(
+                    name=str(model),
+                    n_items=int(n_items),
+                    n_scores=int(n_scores),
+                    runs=(int(low), int(high)),
+                )
+            )
+        return tuple(
+            StoredTask(
+                task=task,
+                metric=metric,
+                filter=filter_name or None,
+                n_items=items[task, metric, filter_name],
+                models=tuple(models),
+            )
+            for (task, metric, filter_name), models in grouped.items()
+        )
+
+    def table(
+        self, model: str, task: str, *, metric: str | None = None, filter: str | None = None
+    ) -> ScoreTable:
+        """One model's scores on one task, as :func:`evalsig.load` would read its files.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "a.csv").write_text("id,run,correct\\nq1,1,1\\nq1,2,0\\nq2,1,1\\n")
+        >>> with ResultsStore(folder / "results.duckdb") as store:
+        ...     _ = store.ingest(folder / "a.csv", model="a", task="quiz")
+        ...     table = store.table("a", "quiz")
+        >>> table.item_ids.tolist(), table.counts.tolist(), table.means.tolist()
+        (['q1', 'q2'], [2, 1], [0.5, 1.0])
+        """
+        task_id = self._task_id(task)
+        model_id = self._model_ids(task, task_id, [model])[0]
+        chosen_metric, chosen_filter = choose(
+            self._db, self.path, task, task_id, metric, filter, [model_id]
+        )
+        return rebuild(
+            self._db, self.path, task, task_id, chosen_metric, chosen_filter, [model_id]
+        )[model]
+
+    def model_scores(
+        self,
+        task: str,
+        *,
+        metric: str | None = None,
+        filter: str | None = None,
+        models: Sequence[str] | None = None,
+    ) -> ModelScores:
+        """The models x items matrix of ``task``, as :func:`evalsig.data.models.model_scores`.
+
+        Parameters
+        ----------
+        task : str
+            A stored task.
+        metric, filter : str, optional
+            Needed only when the task was stored with several metrics (or lm-eval filters).
+        models : sequence of str, optional
+            The models, in this order; by default every model with scores for the metric,
+            in the order first stored (models of the task without that metric are named
+            in the notes).
+
+        Returns
+        -------
+        ModelScores
+            Built from per-model tables rebuilt from the stored rows (every run, cluster
+            label and content key), row for row as reading the files gives them.
+        """
+        task_id = self._task_id(task)
+        wanted = None if models is None else self._model_ids(task, task_id, list(models))
+        chosen_metric, chosen_filter = choose(
+            self._db, self.path, task, task_id, metric, filter, wanted
+        )
+        have = [
+            int(r[0])
+            for r in self._db.execute(
+                """SELECT DISTINCT model_id FROM source_parts
+                WHERE task_id = ? AND metric = ? AND filter_name = ? ORDER BY model_id""",
+                [task_id, chosen_metric, chosen_filter],
+            ).fetchall()
+        ]
+        notes: list[str] = []
+        if wanted is None:
+            wanted = have
+            others = self._db.execute(
+                """SELECT name FROM models WHERE model_id IN (
+                    SELECT model_id FROM source_parts WHERE task_id = ?) AND model_id NOT IN (
+                    SELECT model_id FROM source_parts
+                    WHERE task_id = ? AND metric = ? AND filter_name = ?) ORDER BY model_id""",
+                [task_id, task_id, chosen_metric, chosen_filter],
+            ).fetchall()
+            if others:
+                notes.append(
+                    f"{what(chosen_metric, chosen_filter)}: left out "
+                    f"{', '.join(repr(r[0]) for r in others)}, which have scores on task "
+                    f"{task!r} for other metrics only"
+                )
+        else:
+            lacking = [m for m, i in zip(models or (), wanted, strict=True) if i not in have]
+            if lacking:
+                raise DataError(
+                    f"{self.path}: model(s) {examples(lacking)} have no scores on task {task!r} "
+                    f"for {what(chosen_metric, chosen_filter)}; drop them or choose another "
+                    "metric."
+                )
+        tables = rebuild(self._db, self.path, task, task_id, chosen_metric, chosen_filter, wanted)
+        scores = model_scores(tables)
+        return replace(scores, notes=scores.notes + tuple(notes)) if notes else scores
+
+    def _task_id(self, task: str) -> int:
+        row = self._first("SELECT task_id FROM tasks WHERE name = ?", [task])
+        if row is None:
+            known = self.tasks()
+            raise DataError(
+                f"{self.path}: no task {task!r} in the store; tasks: "
+                f"{', '.join(map(repr, known)) or 'none (ingest some files first)'}."
+            )
+        return int(row[0])
+
+    def _model_ids(self, task: str, task_id: int, names: list[str]) -> list[int]:
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if not names or repeated:
+            raise DataError(
+                f"`models` is empty or names a model twice ({examples(repeated)}); list each "
+                f"model once, or leave `models` out for every model of task {task!r}."
+            )
+        found = dict(
+            self._db.execute(
+                """SELECT m.name, m.model_id FROM models m WHERE m.model_id IN (
+                    SELECT model_id FROM source_parts WHERE task_id = ?)""",
+                [task_id],
+            ).fetchall()
+        )
+        missing = [name for name in names if name not in found]
+        if missing:
+            raise DataError(
+                f"{self.path}: no scores of model(s) {examples(missing)} on task {task!r}; "
+                f"models of that task: {', '.join(map(repr, self.models(task)))}."
+            )
+        return [int(found[name]) for name in names]

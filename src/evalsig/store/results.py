@@ -1,0 +1,210 @@
+"""What ingesting into a results store did, and what the store holds."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = ["IngestReport", "SourceReport", "StoredModel", "StoredSource", "StoredTask"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceReport:
+    """One input path of an ingest: stored, or skipped because its content already was."""
+
+    path: str
+    sha256: str
+    """The content hash (of a directory: of its files' relative paths and contents)."""
+    kind: Literal["file", "directory"]
+    format: str
+    """The reader that read it ('csv', 'lm-eval', ...); '' when skipped unread."""
+    status: Literal["ingested", "skipped"]
+    n_rows: int
+    """Scores stored (one per model, task, metric, item and run); 0 when skipped."""
+    models: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    model_origins: tuple[str, ...] = ()
+    """How the model names were found, e.g. "model 'gpt-4o' from eval.model in the log header"."""
+    duplicate_of: str | None = None
+    """For a skipped path: the stored source with the same content."""
+    replaced: tuple[str, ...] = ()
+    """Stored scores this path replaced (with ``replace=True``)."""
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "kind": self.kind,
+            "format": self.format,
+            "status": self.status,
+            "n_rows": self.n_rows,
+            "models": list(self.models),
+            "tasks": list(self.tasks),
+            "model_origins": list(self.model_origins),
+            "duplicate_of": self.duplicate_of,
+            "replaced": list(self.replaced),
+            "notes": list(self.notes),
+        }
+
+    def line(self) -> str:
+        """One line for the command line."""
+        if self.status == "skipped":
+            return f"skipped   {self.path}: already stored (same content as {self.duplicate_of})"
+        models = ", ".join(map(repr, self.models))
+        if len(self.models) > 3:
+            models = f"{len(self.models)} models"
+        tasks = ", ".join(map(repr, self.tasks))
+        if len(self.tasks) > 3:
+            tasks = f"{len(self.tasks)} tasks"
+        return f"ingested  {self.path}: {_count(self.n_rows, 'score')}; {models} on {tasks}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IngestReport:
+    """What :meth:`ResultsStore.ingest` did, path by path."""
+
+    store: str
+    sources: tuple[SourceReport, ...]
+    n_tasks: int
+    """Tasks in the store after the ingest."""
+    n_models: int
+    """Models in the store after the ingest."""
+
+    @property
+    def n_ingested(self) -> int:
+        return sum(s.status == "ingested" for s in self.sources)
+
+    @property
+    def n_skipped(self) -> int:
+        return sum(s.status == "skipped" for s in self.sources)
+
+    @property
+    def n_rows(self) -> int:
+        """Scores stored by this ingest."""
+        return sum(s.n_rows for s in self.sources)
+
+    def summary(self) -> str:
+        return (
+            f"{_count(len(self.sources), 'path')}: {self.n_ingested} ingested "
+            f"({_count(self.n_rows, 'score')}), {self.n_skipped} skipped; {self.store} holds "
+            f"{_count(self.n_tasks, 'task')} and {_count(self.n_models, 'model')}."
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "n_ingested": self.n_ingested,
+            "n_skipped": self.n_skipped,
+            "n_rows": self.n_rows,
+            "n_tasks": self.n_tasks,
+            "n_models": self.n_models,
+            "sources": [s.to_dict() for s in self.sources],
+        }
+
+    def __str__(self) -> str:
+        lines: list[str] = []
+        for source in self.sources:
+            lines.append(source.line())
+            lines += [f"          {origin}" for origin in source.model_origins]
+            lines += [f"          replaced {what}" for what in source.replaced]
+        lines.append(self.summary())
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        cells = "".join(
+            f"<tr><td>{html.escape(s.status)}</td><td>{html.escape(s.path)}</td>"
+            f"<td>{s.n_rows:,}</td><td>{html.escape(', '.join(s.models))}</td>"
+            f"<td>{html.escape(', '.join(s.tasks))}</td></tr>"
+            for s in self.sources
+        )
+        return (
+            "<table><tr><th>status</th><th>path</th><th>scores</th><th>models</th>"
+            f"<th>tasks</th></tr>{cells}</table><p>{html.escape(self.summary())}</p>"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredModel:
+    """One model's scores on one task and metric in a store."""
+
+    name: str
+    n_items: int
+    n_scores: int
+    runs: tuple[int, int]
+    """Fewest and most runs per item."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "n_items": self.n_items,
+            "n_scores": self.n_scores,
+            "runs": list(self.runs),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredTask:
+    """What a store holds for one task, metric and (lm-eval) filter."""
+
+    task: str
+    metric: str
+    filter: str | None
+    n_items: int
+    """Distinct items over all models."""
+    models: tuple[StoredModel, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "metric": self.metric,
+            "filter": self.filter,
+            "n_items": self.n_items,
+            "models": [m.to_dict() for m in self.models],
+        }
+
+    def __str__(self) -> str:
+        what = f"metric {self.metric!r}" + (
+            f", filter {self.filter!r}" if self.filter is not None else ""
+        )
+        lines = [
+            f"task {self.task!r} ({what}): {_count(len(self.models), 'model')}, "
+            f"{_count(self.n_items, 'item')}"
+        ]
+        width = max(len(m.name) for m in self.models) if self.models else 0
+        for m in self.models:
+            low, high = m.runs
+            runs = f"{low}" if low == high else f"{low}-{high}"
+            lines.append(
+                f"  {m.name:<{width}}  {m.n_items:>9,} items  {runs} run{'s' if high != 1 else ''}"
+            )
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredSource:
+    """One ingested file or directory."""
+
+    path: str
+    sha256: str
+    kind: str
+    format: str
+    ingested_at: str
+    """UTC time of the ingest, ISO 8601."""
+    n_rows: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "kind": self.kind,
+            "format": self.format,
+            "ingested_at": self.ingested_at,
+            "n_rows": self.n_rows,
+        }
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 score', '2,400 scores'."""
+    return f"{n:,} {noun}{'s' if n != 1 else ''}"

@@ -1,0 +1,202 @@
+"""Leaderboards: pairwise tests against compare(), rank intervals, calibration, real data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evalsig import compare
+from evalsig.data import load
+from evalsig.data.models import ModelScores, load_models, model_scores
+from evalsig.errors import DataError
+from evalsig.leaderboard import leaderboard, leaderboard_tasks, rank_intervals, tie_groups
+
+
+def _binary(rng: np.random.Generator, accuracies: list[float], n: int) -> ModelScores:
+    ids = [f"q{i}" for i in range(n)]
+    ease = rng.normal(0, 1.0, n)  # shared item difficulty: paired outcomes correlate
+    tables = {}
+    for k, acc in enumerate(accuracies):
+        p = stats.norm.cdf(stats.norm.ppf(acc) * np.sqrt(2) + ease)
+        tables[f"model-{k}"] = load(dict(zip(ids, (rng.random(n) < p).astype(int), strict=True)))
+    return model_scores(tables)
+
+
+def test_pairs_match_compare() -> None:
+    rng = np.random.default_rng(0)
+    scores = _binary(rng, [0.5, 0.52, 0.55, 0.6], 600)
+    board = leaderboard(scores)
+    for i in range(4):
+        for j in range(i + 1, 4):
+            a, b = board.models[i], board.models[j]
+            x = scores.scores[scores.names.index(b)]
+            y = scores.scores[scores.names.index(a)]
+            result = compare(x, y)
+            assert board.difference[i, j] == pytest.approx(result.estimate)
+            assert board.pvalue[i, j] == pytest.approx(result.pvalue, rel=1e-9)
+            assert board.pvalue[j, i] == board.pvalue[i, j]
+            assert board.difference[j, i] == -board.difference[i, j]
+
+
+def test_continuous_and_clustered_pairs_match_compare() -> None:
+    rng = np.random.default_rng(1)
+    n, clusters = 300, np.repeat(np.arange(10), 30)
+    base = rng.normal(0, 1, n)
+    data = {f"m{k}": base + rng.normal(0.05 * k, 0.5, n) for k in range(3)}
+    for cluster in (None, clusters):
+        tables = {}
+        for name, values in data.items():
+            table = load({f"q{i}": v for i, v in enumerate(values)})
+            if cluster is not None:
+                from dataclasses import replace
+
+                table = replace(table, clusters=np.array([f"c{c}" for c in cluster]))
+            tables[name] = table
+        board = leaderboard(model_scores(tables))
+        for i in range(3):
+            for j in range(i + 1, 3):
+                x = data[board.models[j]]
+                y = data[board.models[i]]
+                result = compare(x, y, cluster=None if cluster is None else list(cluster))
+                assert board.pvalue[i, j] == pytest.approx(result.pvalue, rel=1e-7)
+                assert board.method == ("paired-t" if cluster is None else "cluster")
+
+
+def test_rank_intervals_and_groups_follow_the_tests() -> None:
+    rng = np.random.default_rng(2)
+    board = leaderboard(_binary(rng, [0.3, 0.45, 0.5, 0.51, 0.7], 800))
+    sig = board.p_adjusted <= board.alpha
+    better = sig & (board.difference > 0)
+    low, high = rank_intervals(better)
+    assert np.array_equal(low, board.rank_low)
+    assert np.array_equal(high, board.rank_high)
+    assert all(low[k] <= k + 1 <= high[k] for k in range(5))
+    assert [list(g) for g in board.groups] == tie_groups(range(5), sig)
+    for group in board.groups:  # every member is inseparable from its leader
+        assert all(not sig[group[0], k] for k in group)
+
+
+def test_intervals_contain_the_true_ranks_at_the_stated_rate() -> None:
+    """Known true order with near-ties: all true ranks inside their intervals at once in
+    at least 95% of boards (Holm, alpha 0.05); seeded, count pinned."""
+    truth = [0.45, 0.50, 0.51, 0.52, 0.60, 0.61, 0.70, 0.70]
+    true_rank_low = {k: 1 + sum(t > truth[k] for t in truth) for k in range(8)}
+    true_rank_high = {k: sum(t >= truth[k] for t in truth) for k in range(8)}
+    rng = np.random.default_rng(2026)
+    sims, covered = 200, 0
+    for _ in range(sims):
+        board = leaderboard(_binary(rng, truth, 500))
+        ok = True
+        for pos, name in enumerate(board.models):
+            k = int(name.split("-")[1])
+            # a tied true rank may be any rank of its tie: it must overlap the interval
+            if board.rank_high[pos] < true_rank_low[k] or board.rank_low[pos] > true_rank_high[k]:
+                ok = False
+        covered += ok
+    assert covered >= stats.binom.ppf(0.001, sims, 0.95)
+    assert covered == 200
+
+
+def test_bootstrap_ranks_are_seeded_and_bracket_the_rank() -> None:
+    scores = _binary(np.random.default_rng(3), [0.4, 0.5, 0.6], 400)
+    one = leaderboard(scores, n_resamples=500, rng=7)
+    two = leaderboard(scores, n_resamples=500, rng=7)
+    assert one.bootstrap_low is not None
+    assert one.bootstrap_high is not None
+    assert np.array_equal(one.bootstrap_low, two.bootstrap_low)
+    assert all(one.bootstrap_low[k] <= k + 1 <= one.bootstrap_high[k] for k in range(3))
+    assert one.to_dict()["rows"][0]["bootstrap_rank_low"] == 1
+
+
+def test_adjacent_resolution_uses_connor() -> None:
+    from evalsig.power import mcnemar_sample_size
+
+    scores = _binary(np.random.default_rng(4), [0.5, 0.53], 1000)
+    board = leaderboard(scores)
+    x, y = (scores.scores[scores.names.index(m)] for m in board.models[::-1])
+    d = y - x
+    n_star = mcnemar_sample_size(np.mean(d > 0), np.mean(d < 0)).n
+    assert board.adjacent_q[0] == pytest.approx(1000 / n_star)
+
+
+def test_multi_task_aggregate_keeps_the_pairing() -> None:
+    rng = np.random.default_rng(5)
+    tasks = {t: _binary(rng, [0.5, 0.55, 0.6], 400 + 100 * i) for i, t in enumerate("abc")}
+    result = leaderboard_tasks(tasks)
+    agg = result.aggregate
+    i, j = agg.models.index("model-2"), agg.models.index("model-0")
+    diffs, variances = [], []
+    for scores in tasks.values():
+        x = scores.scores[scores.names.index("model-0")]
+        y = scores.scores[scores.names.index("model-2")]
+        c = compare(x, y)
+        diffs.append(c.estimate)
+        variances.append(c.se**2)
+    estimate = np.mean(diffs)
+    se = np.sqrt(np.sum(variances)) / 3
+    assert agg.difference[i, j] == pytest.approx(estimate)
+    assert agg.pvalue[i, j] == pytest.approx(2 * stats.norm.sf(abs(estimate / se)))
+    assert set(result.tasks) == {"a", "b", "c"}
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
+def test_errors() -> None:
+    scores = _binary(np.random.default_rng(6), [0.5, 0.6], 100)
+    with pytest.raises(DataError, match="correction"):
+        leaderboard(scores, correction="bonferroni")  # type: ignore[arg-type]
+    with pytest.raises(DataError, match="n_resamples"):
+        leaderboard(scores, n_resamples=-1)
+    other = _binary(np.random.default_rng(7), [0.5, 0.6, 0.7], 100)
+    with pytest.raises(DataError, match="same models"):
+        leaderboard_tasks({"a": scores, "b": other})
+
+
+@pytest.mark.shared_data
+def test_mmlu_pro_leaderboard(shared_data: Path) -> None:
+    scores = load_models(
+        shared_data / "mmlu_pro" / "mmlu_pro_long.csv.gz",
+        id_column="question_id",
+        score_column="correct",
+    )
+    board = leaderboard(scores)
+    assert board.n_models == 29
+    assert board.method == "mcnemar"
+    assert board.models[0] == "gemini-1.5-pro-002_5shots"
+    d = board.to_dict()
+    assert d["n_pairs"] == 406
+    # Llama-3.1-8B-Instruct vs Llama-3.1-8B: 0.4419 vs 0.3649 on the 12,032 items
+    i = board.models.index("Meta-Llama-3_1-8B-Instruct_5shots")
+    j = board.models.index("Meta-Llama-3_1-8B_5shots")
+    assert board.difference[i, j] == pytest.approx(0.4419 - 0.3649, abs=1e-4)
+    assert board.p_adjusted[i, j] < 1e-10
+    assert 1 <= board.n_separated_adjacent < 28  # a strict order is not supported
+    assert len(board.groups) < 29
+
+
+@pytest.mark.shared_data
+def test_alpaca_eval_leaderboard(shared_data: Path) -> None:
+    """58 models' continuous preferences against one baseline; two models' rows are
+    duplicated in the long table, which evalsig refuses until the user drops them."""
+    pd = pytest.importorskip("pandas")
+    path = shared_data / "alpaca_eval" / "alpaca_eval_weighted_long.csv.gz"
+    with pytest.raises(DataError, match="appear on several rows"):
+        load_models(path, model_column="generator_2", id_column="idx", score_column="preference")
+    frame = pd.read_csv(path).drop_duplicates()
+    frame["win"] = frame["preference"] - 1.0
+    scores = load_models(
+        frame,
+        model_column="generator_2",
+        id_column="idx",
+        score_column="win",
+        cluster_column="dataset",
+    )
+    assert scores.n_models == 58
+    board = leaderboard(scores)
+    assert board.method == "cluster"
+    published = pd.read_csv(shared_data / "alpaca_eval" / "leaderboard.csv", index_col="name")
+    claude = board.models.index("claude-2")
+    assert 100 * board.means[claude] == pytest.approx(published.loc["Claude 2", "win_rate"])
