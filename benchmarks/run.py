@@ -14,8 +14,11 @@ import scipy
 import bench_bootstrap
 import bench_compare_large
 import bench_continuous
+import bench_leaderboard
 import bench_multiplicity
 import bench_readers
+import bench_sequential
+import bench_store
 import evalsig
 
 
@@ -30,6 +33,9 @@ def main() -> None:
         bench_continuous,
         bench_readers,
         bench_multiplicity,
+        bench_sequential,
+        bench_leaderboard,
+        bench_store,
     ):
         module.main()
         print()
