@@ -129,7 +129,7 @@ def _read(
     path = Path(source)
     if path.is_dir():
         return _from_folder(path, tasks, id_column, score_column, cluster_column, metric)
-    columns = {
+    columns: dict[str, Any] = {
         "model_column": model_column,
         "id_column": id_column,
         "score_column": score_column,

@@ -145,7 +145,8 @@ def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """
     rows, cols = left.shape[0], right.shape[0]
     if rows > 1 and cols > 1:
-        return left @ right.T
+        full: np.ndarray = left @ right.T
+        return full
     a = np.repeat(left, 2, axis=0) if rows == 1 else left
     b = np.repeat(right, 2, axis=0) if cols == 1 else right
     product: np.ndarray = (a @ b.T)[:rows, :cols]
