@@ -1,5 +1,6 @@
 """The evalsig command line: ``compare``, ``gate``, ``register``, ``inspect``, ``report``,
-``power``, ``resolution``, ``monitor``, ``leaderboard``, ``ingest``, ``store-info``, ``demo``.
+``power``, ``resolution``, ``monitor``, ``leaderboard``, ``ingest``, ``store-info``,
+``meta``, ``demo``.
 
 Exit codes: 0 done; 1 a data error (one line on stderr, no traceback); 2 a usage error.
 """
@@ -11,6 +12,7 @@ from evalsig.cli import (
     ingest,
     inspect,
     leaderboard,
+    meta,
     monitor,
     power,
     report,
@@ -26,6 +28,7 @@ __all__ = [
     "inspect",
     "leaderboard",
     "main",
+    "meta",
     "monitor",
     "power",
     "report",

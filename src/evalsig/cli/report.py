@@ -12,7 +12,7 @@ import typer
 from evalsig._json import SCHEMA_VERSION
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.errors import DataError
-from evalsig.report import comparison, gate, leaderboard, power, sequential
+from evalsig.report import comparison, gate, leaderboard, meta, power, sequential
 from evalsig.report.html import page
 
 __all__ = ["read_result", "report_command"]
@@ -27,6 +27,8 @@ TEXT = {
     "leaderboard": leaderboard.as_text,
     "leaderboard-tasks": leaderboard.tasks_text,
     "sequential": sequential.as_text,
+    "meta-analysis": meta.as_text,
+    "random-effects": meta.random_effects_text,
 }
 MARKDOWN = {
     "comparison": comparison.as_markdown,
@@ -38,6 +40,8 @@ MARKDOWN = {
     "leaderboard": leaderboard.as_markdown,
     "leaderboard-tasks": leaderboard.tasks_markdown,
     "sequential": sequential.as_markdown,
+    "meta-analysis": meta.as_markdown,
+    "random-effects": meta.random_effects_markdown,
 }
 
 

@@ -280,6 +280,7 @@ _SECTION_MODULES = (
     "evalsig.report.power",
     "evalsig.report.leaderboard",
     "evalsig.report.sequential",
+    "evalsig.report.meta",
 )
 """Modules whose import registers more sections (saved results of any kind render)."""
 

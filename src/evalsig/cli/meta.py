@@ -1,0 +1,108 @@
+"""``evalsig meta REPORTS``: random-effects synthesis of published benchmark scores."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.output import emit
+from evalsig.meta import synthesize
+from evalsig.report import meta as views
+
+__all__ = ["meta_command"]
+
+
+class MethodOption(str, Enum):
+    reml = "reml"
+    ml = "ml"
+    dl = "dl"
+    pm = "pm"
+    he = "he"
+    sj = "sj"
+    hs = "hs"
+    eb = "eb"
+    fe = "fe"
+
+
+class TestOption(str, Enum):
+    z = "z"
+    hksj = "hksj"
+
+
+class ScaleOption(str, Enum):
+    auto = "auto"
+    points = "points"
+    proportion = "proportion"
+
+
+def _level(value: float) -> float:
+    if not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"must be strictly between 0 and 1, got {value:g}")
+    return value
+
+
+@app.command("meta")
+def meta_command(
+    reports: Annotated[
+        Path,
+        typer.Argument(
+            help="Table of reports (CSV, TSV, JSONL, JSON or Parquet): model, benchmark, "
+            "source, score, and se or n; optional self_reported, harness, prompt, temperature."
+        ),
+    ],
+    method: Annotated[
+        MethodOption, typer.Option(help="Estimator of tau^2 (between-report variance).")
+    ] = MethodOption.reml,
+    test: Annotated[
+        TestOption, typer.Option(help="Inference for the pooled score: z or hksj (t, k-1 df).")
+    ] = TestOption.z,
+    confidence_level: Annotated[
+        float, typer.Option(callback=_level, help="Level of every interval.")
+    ] = 0.95,
+    scale: Annotated[
+        ScaleOption, typer.Option(help="Scores in points (0-100) or proportions (0-1).")
+    ] = ScaleOption.auto,
+    n_resamples: Annotated[
+        int, typer.Option(min=0, help="Parametric-bootstrap replicates per cell (0: none).")
+    ] = 2000,
+    top: Annotated[int, typer.Option(min=1, help="Leaderboard depth compared.")] = 10,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed of the bootstrap.")] = None,
+    plots: Annotated[
+        Path | None,
+        typer.Option(help="Write forest and funnel plots (PNG and SVG) to this folder."),
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="Output format.")
+    ] = OutputFormat.text,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here.")] = None,
+) -> None:
+    """Pool each model's reported scores per benchmark with a random-effects model, rank by
+    the synthesized scores, and test funnel asymmetry and self-report gaps."""
+    with data_errors():
+        result = synthesize(
+            reports,
+            method=method.value,
+            test=test.value,
+            confidence_level=confidence_level,
+            scale=scale.value,
+            n_resamples=n_resamples,
+            top=top,
+            rng=seed,
+        )
+        if plots is not None:
+            from evalsig.meta.plots import write_plots
+
+            written = write_plots(result, plots)
+            typer.echo(f"wrote {len(written)} plot files to {plots}", err=True)
+    emit(
+        result.to_dict(),
+        output_format,
+        output,
+        text=views.as_text,
+        markdown=views.as_markdown,
+        title="Meta-analysis of published benchmark scores",
+    )
