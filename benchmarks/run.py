@@ -15,6 +15,7 @@ import bench_bootstrap
 import bench_compare_large
 import bench_continuous
 import bench_leaderboard
+import bench_meta
 import bench_multiplicity
 import bench_readers
 import bench_sequential
@@ -36,6 +37,7 @@ def main() -> None:
         bench_sequential,
         bench_leaderboard,
         bench_store,
+        bench_meta,
     ):
         module.main()
         print()

@@ -1,4 +1,4 @@
-"""Data sets shared by the meta-analysis tests (values from /work/shared/REFERENCE.md)."""
+"""Data sets shared by the meta-analysis tests (values from ../shared/REFERENCE.md)."""
 
 from __future__ import annotations
 

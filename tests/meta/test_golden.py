@@ -1,4 +1,4 @@
-"""Golden values from metafor (via /work/shared/REFERENCE.md), each with the call behind it.
+"""Golden values from metafor (via ../shared/REFERENCE.md), each with the call behind it.
 
 metafor's own precision bounds some comparisons: its Fisher scoring stops when tau^2 changes
 by less than 1e-5 (``control$threshold``) and its root finding (PM, Q-profile) uses
