@@ -200,3 +200,26 @@ def test_alpaca_eval_leaderboard(shared_data: Path) -> None:
     published = pd.read_csv(shared_data / "alpaca_eval" / "leaderboard.csv", index_col="name")
     claude = board.models.index("claude-2")
     assert 100 * board.means[claude] == pytest.approx(published.loc["Claude 2", "win_rate"])
+
+
+def test_results_match_their_schemas() -> None:
+    import json as _json
+    from importlib import resources
+
+    from jsonschema import Draft202012Validator
+
+    from evalsig.sequential import confidence_sequence
+
+    def validator(name: str) -> Draft202012Validator:
+        text = (resources.files("evalsig.report") / "schemas" / f"{name}.schema.json").read_text()
+        return Draft202012Validator(_json.loads(text))
+
+    rng = np.random.default_rng(8)
+    tasks = {t: _binary(rng, [0.5, 0.55, 0.6], 300) for t in "ab"}
+    board = leaderboard(tasks["a"], n_resamples=200, rng=1).to_dict()
+    validator("leaderboard").validate(board)
+    validator("leaderboard").validate(leaderboard_tasks(tasks).to_dict())
+    broken = dict(board, method="vibes")
+    assert list(validator("leaderboard").iter_errors(broken))
+    validator("sequential").validate(confidence_sequence([0, 1, 0, 0, 1] * 40).to_dict())
+    validator("sequential").validate(confidence_sequence([0.1, -0.1] * 50).to_dict())
