@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np
 import scipy
 
+import bench_audit
 import bench_bootstrap
 import bench_compare_large
 import bench_continuous
@@ -38,6 +39,7 @@ def main() -> None:
         bench_leaderboard,
         bench_store,
         bench_meta,
+        bench_audit,
     ):
         module.main()
         print()

@@ -12,7 +12,7 @@ import typer
 from evalsig._json import SCHEMA_VERSION
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.errors import DataError
-from evalsig.report import comparison, gate, leaderboard, meta, power, sequential
+from evalsig.report import audit, comparison, gate, leaderboard, meta, power, sequential
 from evalsig.report.html import page
 
 __all__ = ["read_result", "report_command"]
@@ -29,6 +29,9 @@ TEXT = {
     "sequential": sequential.as_text,
     "meta-analysis": meta.as_text,
     "random-effects": meta.random_effects_text,
+    "audit": audit.as_text,
+    "claim-audit": audit.claim_text,
+    "simulation": audit.simulation_text,
 }
 MARKDOWN = {
     "comparison": comparison.as_markdown,
@@ -42,6 +45,9 @@ MARKDOWN = {
     "sequential": sequential.as_markdown,
     "meta-analysis": meta.as_markdown,
     "random-effects": meta.random_effects_markdown,
+    "audit": audit.as_markdown,
+    "claim-audit": audit.claim_markdown,
+    "simulation": audit.simulation_markdown,
 }
 
 

@@ -281,6 +281,7 @@ _SECTION_MODULES = (
     "evalsig.report.leaderboard",
     "evalsig.report.sequential",
     "evalsig.report.meta",
+    "evalsig.report.audit",
 )
 """Modules whose import registers more sections (saved results of any kind render)."""
 

@@ -4,7 +4,9 @@ Each item has a latent probability of being answered correctly: a share of items
 always right (p = 1), a share always wrong (p = 0), the rest uniform on an interval.
 Every run is an independent Bernoulli draw per item. The candidate shares the baseline's
 difficulty profile; a fine-tune with uplift u turns round(u * n) always-wrong items into
-always-right ones, a true gain of u in accuracy (u = 0: a clone).
+always-right ones, a true gain of u in accuracy (u = 0: a clone). With ``n_clusters``
+the items form clusters whose scores have the intra-cluster correlation ``icc``
+(:mod:`evalsig.simulate.clusters`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from evalsig.errors import DataError
 from evalsig.inference._common import as_generator
+from evalsig.simulate.design import MixtureDesign
 
 __all__ = ["SimulatedBenchmark", "simulate_benchmark", "simulate_runs"]
 
@@ -31,6 +34,8 @@ class SimulatedBenchmark:
     """``(R, n)`` 0/1 scores of the baseline, runs x items."""
     candidate: np.ndarray
     """``(R, n)`` 0/1 scores of the candidate."""
+    clusters: np.ndarray | None = None
+    """``(n,)`` cluster code of each item, or None (unclustered items)."""
 
     @property
     def true_difference(self) -> float:
@@ -47,6 +52,8 @@ def simulate_benchmark(
     middle: tuple[float, float] = (0.2, 0.8),
     uplift: float = 0.0,
     rng: np.random.Generator | int | None = None,
+    n_clusters: int | None = None,
+    icc: float = 0.0,
 ) -> SimulatedBenchmark:
     """Simulate a baseline and a candidate on the same items.
 
@@ -61,6 +68,11 @@ def simulate_benchmark(
         True gain of the candidate: this share of all items moves from always-wrong to
         always-right (at most ``share_hard``); 0 gives a clone of the baseline.
     rng : numpy.random.Generator, int or None
+    n_clusters : int, optional
+        Put the items in this many contiguous clusters of near-equal size.
+    icc : float, default 0.0
+        Intra-cluster correlation of one run's scores (needs ``n_clusters``); the mixture
+        of each item's difficulty is unchanged.
 
     Returns
     -------
@@ -83,12 +95,27 @@ def simulate_benchmark(
     if not 0 <= low <= high <= 1:
         raise DataError(f"`middle` must be an interval inside [0, 1]; got {middle!r}.")
     generator = as_generator(rng)
-    u = generator.random(n_items)
-    p = np.where(
-        u < share_easy,
-        1.0,
-        np.where(u < share_easy + share_hard, 0.0, generator.uniform(low, high, n_items)),
-    )
+    clusters = None
+    if n_clusters is not None or icc != 0.0:
+        design = MixtureDesign(
+            n_items=n_items,
+            n_runs=n_runs,
+            share_easy=share_easy,
+            share_hard=share_hard,
+            middle=middle,
+            uplift=0.0,
+            n_clusters=n_clusters,
+            icc=icc,
+        )
+        p = design.latent(generator)
+        clusters = design.clusters
+    else:
+        u = generator.random(n_items)
+        p = np.where(
+            u < share_easy,
+            1.0,
+            np.where(u < share_easy + share_hard, 0.0, generator.uniform(low, high, n_items)),
+        )
     p_candidate = p.copy()
     hard = np.flatnonzero(p == 0.0)
     n_promote = round(uplift * n_items)
@@ -100,7 +127,7 @@ def simulate_benchmark(
     p_candidate[generator.choice(hard, size=n_promote, replace=False)] = 1.0
     baseline = simulate_runs(p, n_runs, generator)
     candidate = simulate_runs(p_candidate, n_runs, generator)
-    return SimulatedBenchmark(p, p_candidate, baseline, candidate)
+    return SimulatedBenchmark(p, p_candidate, baseline, candidate, clusters)
 
 
 def simulate_runs(

@@ -1,0 +1,388 @@
+"""``evalsig audit``, ``evalsig audit-claim`` and ``evalsig simulate``.
+
+``audit`` measures every interval method on the same simulated benchmarks (power,
+false positives, width); ``audit-claim`` checks a reported interval or p-value against the
+honest analysis of the data behind it; ``simulate`` describes one simulated benchmark and
+the power of its design, and can write its runs as files.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from evalsig.audit import audit, available_methods, get_method
+from evalsig.audit.claim import audit_claim
+from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.output import emit
+from evalsig.data import load
+from evalsig.errors import DataError
+from evalsig.report import audit as views
+from evalsig.simulate import MixtureDesign, fit_design, simulation_report
+from evalsig.simulate.models import Design
+
+__all__ = ["audit_claim_command", "audit_command", "simulate_command"]
+
+Format = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
+Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file.")]
+Seed = Annotated[int | None, typer.Option(min=0, help="Random seed (recorded in the result).")]
+NItems = Annotated[int | None, typer.Option("--n-items", min=2, help="Items per benchmark.")]
+Runs = Annotated[int | None, typer.Option("--runs", min=1, help="Runs per model.")]
+ShareEasy = Annotated[
+    float | None, typer.Option(help="Share of always-right items (default 0.42).")
+]
+ShareHard = Annotated[
+    float | None, typer.Option(help="Share of always-wrong items (default 0.28).")
+]
+Middle = Annotated[
+    tuple[float, float] | None,
+    typer.Option(help="Other items: p uniform on LOW HIGH (default 0.2 0.8)."),
+]
+Uplift = Annotated[
+    float,
+    typer.Option(help="True gain of the fine-tune: share of items promoted (0.01 = +1 pp)."),
+]
+Clusters = Annotated[
+    int | None, typer.Option("--clusters", min=2, help="Group the items in this many clusters.")
+]
+Icc = Annotated[float | None, typer.Option(help="Intra-cluster correlation of single-run scores.")]
+Fit = Annotated[
+    str | None,
+    typer.Option(help="Fit the generator to these results of one model (runs x items)."),
+]
+IdColumn = Annotated[str | None, typer.Option("--id", help="Item id column.")]
+ScoreColumn = Annotated[str | None, typer.Option("--score", help="Score column.")]
+RunColumn = Annotated[str | None, typer.Option("--run", help="Run column (sample, seed).")]
+InputFormat = Annotated[str, typer.Option("--input-format", help="Input format.")]
+Task = Annotated[str | None, typer.Option(help="Task, when files hold several.")]
+Metric = Annotated[str | None, typer.Option(help="Metric to read.")]
+
+
+def _design(
+    *,
+    n_items: int | None,
+    runs: int | None,
+    share_easy: float | None,
+    share_hard: float | None,
+    middle: tuple[float, float] | None,
+    uplift: float,
+    clusters: int | None,
+    icc: float | None,
+    fit: str | None,
+    reader: dict[str, Any],
+) -> Design:
+    if fit is None:
+        defaults = MixtureDesign()
+        return MixtureDesign(
+            n_items=defaults.n_items if n_items is None else n_items,
+            n_runs=defaults.n_runs if runs is None else runs,
+            share_easy=defaults.share_easy if share_easy is None else share_easy,
+            share_hard=defaults.share_hard if share_hard is None else share_hard,
+            middle=defaults.middle if middle is None else middle,
+            uplift=uplift,
+            n_clusters=clusters,
+            icc=0.0 if icc is None else icc,
+        )
+    given = {
+        "--share-easy": share_easy,
+        "--share-hard": share_hard,
+        "--middle": middle,
+        "--clusters": clusters,
+        "--icc": icc,
+    }
+    clash = [name for name, value in given.items() if value is not None]
+    if clash:
+        raise DataError(
+            f"--fit estimates the item mixture from the data; drop {', '.join(clash)} "
+            "(or drop --fit)."
+        )
+    return fit_design(load(fit, name=fit, **reader), n_items=n_items, n_runs=runs, uplift=uplift)
+
+
+def _executor(scheduler: str | None, workers: int | None) -> AbstractContextManager[Any]:
+    if scheduler is None and workers is None:
+        return nullcontext(None)
+    from evalsig.distributed import dask_executor
+
+    return dask_executor(scheduler, workers)
+
+
+def _list_methods() -> str:
+    lines = []
+    for m in available_methods().values():
+        lines.append(f"{m.name} ({m.category}): {m.label}")
+        if m.definition:
+            lines.append(f"    {m.definition}")
+    return "\n".join(lines)
+
+
+@app.command("audit")
+def audit_command(
+    simulations: Annotated[
+        int, typer.Option("--simulations", min=1, help="Simulated benchmarks.")
+    ] = 500,
+    method: Annotated[
+        list[str] | None,
+        typer.Option("--method", help="Method to audit (repeatable; default: all built-in)."),
+    ] = None,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=2, help="B, resamples of every bootstrap.")
+    ] = 30,
+    independent_runs: Annotated[
+        int, typer.Option(min=2, help="J, fresh runs per model of the independent-runs method.")
+    ] = 30,
+    confidence_level: Annotated[
+        float, typer.Option(min=0.5, max=0.9999, help="Level of every interval.")
+    ] = 0.95,
+    n_items: NItems = None,
+    runs: Runs = None,
+    share_easy: ShareEasy = None,
+    share_hard: ShareHard = None,
+    middle: Middle = None,
+    uplift: Uplift = 0.01,
+    clusters: Clusters = None,
+    icc: Icc = None,
+    fit: Fit = None,
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    input_format: InputFormat = "auto",
+    task: Task = None,
+    metric: Metric = None,
+    seed: Seed = None,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
+    ] = None,
+    list_methods: Annotated[
+        bool, typer.Option("--list-methods", help="List the methods and their definitions.")
+    ] = False,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """Power, false-positive rate and CI width of every interval method, honest and not,
+    on the same simulated benchmarks (default: the article's design and table)."""
+    if list_methods:
+        typer.echo(_list_methods())
+        return
+    reader = {
+        "id_column": id_column,
+        "score_column": score_column,
+        "run_column": run_column,
+        "format": input_format,
+        "task": task,
+        "metric": metric,
+    }
+    with data_errors():
+        design = _design(
+            n_items=n_items,
+            runs=runs,
+            share_easy=share_easy,
+            share_hard=share_hard,
+            middle=middle,
+            uplift=uplift,
+            clusters=clusters,
+            icc=icc,
+            fit=fit,
+            reader=reader,
+        )
+        chosen = None if not method else [get_method(name) for name in method]
+        with _executor(scheduler, workers) as executor:
+            result = audit(
+                design,
+                methods=chosen,
+                n_simulations=simulations,
+                n_resamples=resamples,
+                independent_runs=independent_runs,
+                confidence_level=confidence_level,
+                rng=seed,
+                executor=executor,
+            )
+    emit(
+        result.to_dict(),
+        output_format,
+        output,
+        text=views.as_text,
+        markdown=views.as_markdown,
+        title="Method audit",
+    )
+
+
+@app.command("audit-claim")
+def audit_claim_command(
+    baseline: Annotated[str, typer.Argument(help="Baseline results (runs x items).")],
+    candidate: Annotated[str, typer.Argument(help="Candidate results on the same items.")],
+    ci: Annotated[
+        tuple[float, float] | None,
+        typer.Option("--ci", help="The reported interval LOW HIGH for candidate - baseline."),
+    ] = None,
+    half_width: Annotated[
+        float | None, typer.Option("--half-width", help="The reported +/- half-width.")
+    ] = None,
+    pvalue: Annotated[
+        float | None, typer.Option("--pvalue", help="The reported two-sided p-value.")
+    ] = None,
+    estimate: Annotated[
+        float | None, typer.Option(help="The reported difference (default: from --ci or data).")
+    ] = None,
+    resamples: Annotated[
+        int | None,
+        typer.Option("--resamples", min=2, help="Bootstrap resamples B the report used."),
+    ] = None,
+    points: Annotated[
+        bool,
+        typer.Option("--points", help="Reported numbers are percentage points (0.19 = 0.19 pp)."),
+    ] = False,
+    confidence_level: Annotated[
+        float, typer.Option(min=0.5, max=0.9999, help="Level of the reported interval.")
+    ] = 0.95,
+    tolerance: Annotated[
+        float, typer.Option(min=0.01, max=0.99, help="Relative tolerance of a width match.")
+    ] = 0.2,
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    cluster_column: Annotated[
+        str | None, typer.Option("--cluster", help="Cluster column (subject, source).")
+    ] = None,
+    input_format: InputFormat = "auto",
+    task: Task = None,
+    metric: Metric = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """Check a reported interval (--ci or --half-width) or --pvalue against the honest
+    paired analysis of the same results, and name the shortcut that explains it."""
+    with data_errors():
+        tables = [
+            load(
+                path,
+                name=path,
+                id_column=id_column,
+                score_column=score_column,
+                run_column=run_column,
+                cluster_column=cluster_column,
+                format=input_format,
+                task=task,
+                metric=metric,
+            )
+            for path in (baseline, candidate)
+        ]
+        result = audit_claim(
+            tables[0],
+            tables[1],
+            ci=ci,
+            half_width=half_width,
+            pvalue=pvalue,
+            estimate=estimate,
+            n_resamples=resamples,
+            confidence_level=confidence_level,
+            units="points" if points else "score",
+            tolerance=tolerance,
+        )
+    flagged = result.verdict in ("too narrow", "estimate differs")
+    emit(
+        result.to_dict(),
+        output_format,
+        output,
+        text=views.claim_text,
+        markdown=views.claim_markdown,
+        style="bold red" if flagged else "bold green",
+        title="Claim audit",
+    )
+
+
+@app.command("simulate")
+def simulate_command(
+    n_items: NItems = None,
+    runs: Runs = None,
+    share_easy: ShareEasy = None,
+    share_hard: ShareHard = None,
+    middle: Middle = None,
+    uplift: Uplift = 0.01,
+    clusters: Clusters = None,
+    icc: Icc = None,
+    fit: Fit = None,
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    input_format: InputFormat = "auto",
+    task: Task = None,
+    metric: Metric = None,
+    simulations: Annotated[
+        int, typer.Option("--simulations", min=0, help="Benchmarks for the empirical power.")
+    ] = 1000,
+    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="Level of the tests.")] = 0.05,
+    seed: Seed = None,
+    save: Annotated[
+        Path | None,
+        typer.Option(help="Write baseline.csv, clone.csv and finetune.csv (long format) here."),
+    ] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """Simulate one benchmark (baseline, clone, fine-tune): accuracies, run-to-run SD,
+    consistency, discordance, and the power of McNemar and the paired t for the design."""
+    reader = {
+        "id_column": id_column,
+        "score_column": score_column,
+        "run_column": run_column,
+        "format": input_format,
+        "task": task,
+        "metric": metric,
+    }
+    with data_errors():
+        design = _design(
+            n_items=n_items,
+            runs=runs,
+            share_easy=share_easy,
+            share_hard=share_hard,
+            middle=middle,
+            uplift=uplift,
+            clusters=clusters,
+            icc=icc,
+            fit=fit,
+            reader=reader,
+        )
+        result = simulation_report(design, rng=seed, n_simulations=simulations, alpha=alpha)
+        if save is not None and result.simulation is not None:
+            save.mkdir(parents=True, exist_ok=True)
+            sim = result.simulation
+            for name, scores in (
+                ("baseline", sim.baseline),
+                ("clone", sim.clone),
+                ("finetune", sim.finetune),
+            ):
+                _write_long(save / f"{name}.csv", scores, sim.clusters)
+            typer.echo(f"wrote baseline.csv, clone.csv and finetune.csv to {save}", err=True)
+    emit(
+        result.to_dict(),
+        output_format,
+        output,
+        text=views.simulation_text,
+        markdown=views.simulation_markdown,
+        title="Simulated benchmark",
+    )
+
+
+def _write_long(path: Path, scores: np.ndarray, clusters: np.ndarray | None) -> None:
+    """Runs x items 0/1 scores as a long CSV: item, run, correct (and cluster)."""
+    n_runs, n_items = scores.shape
+    width = len(str(n_items - 1))
+    items = np.array([f"q{i:0{width}d}" for i in range(n_items)])
+    lines = ["item,run,correct" + (",cluster" if clusters is not None else "")]
+    for run in range(n_runs):
+        row = scores[run].astype(str)
+        if clusters is None:
+            lines.extend(np.char.add(np.char.add(items, f",{run + 1},"), row).tolist())
+        else:
+            cells = np.char.add(np.char.add(items, f",{run + 1},"), row)
+            tags = np.char.add(",c", clusters.astype(str))
+            lines.extend(np.char.add(cells, tags).tolist())
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
