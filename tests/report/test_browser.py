@@ -121,3 +121,64 @@ def test_report_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     tab.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
     context.close()
+
+
+def _later_results() -> list[dict[str, Any]]:
+    """One result of every later kind, with hostile model names where names appear."""
+    from evalsig.audit import audit
+    from evalsig.data import load
+    from evalsig.data.models import model_scores
+    from evalsig.leaderboard import leaderboard
+    from evalsig.meta import synthesize
+    from evalsig.power import power_analysis, resolution_from_rates
+    from evalsig.sequential import confidence_sequence
+    from evalsig.simulate import MixtureDesign
+
+    rng = np.random.default_rng(1)
+    tables = {
+        name: load({f"q{i}": int(rng.random() < p) for i in range(500)})
+        for name, p in ((HOSTILE, 0.6), ("pipe | and `tick`", 0.55), ("base", 0.5))
+    }
+    reports = [
+        {"model": model, "benchmark": "mmlu", "source": f"paper {k}", "score": s, "n": 1000}
+        for model, base in ((HOSTILE, 0.7), ("base", 0.6))
+        for k, s in enumerate(base + rng.normal(0, 0.02, 4))
+    ]
+    design = MixtureDesign(n_items=400, n_runs=4, uplift=0.02)
+    return [
+        power_analysis(p01=0.075, p10=0.065, n=4000, baseline_accuracy=0.57).to_dict(),
+        resolution_from_rates(4000, 0.075, 0.065).to_dict(),
+        confidence_sequence(rng.choice([-1.0, 0.0, 1.0], 3000, p=[0.06, 0.86, 0.08])).to_dict(),
+        leaderboard(model_scores(tables)).to_dict(),
+        synthesize(reports, n_resamples=0).to_dict(),
+        audit(design, n_simulations=20, rng=1).to_dict(),
+    ]
+
+
+def test_every_result_kind_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
+    results = _later_results()
+    path = tmp_path / "all.html"
+    path.write_text(page(results, title="every kind"), encoding="utf-8")
+    context = browser.new_context(offline=True)
+    tab = context.new_page()
+    errors: list[str] = []
+    requests: list[str] = []
+    dialogs: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    tab.on("request", lambda r: requests.append(r.url))
+    tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    tab.goto(path.as_uri())
+    tab.wait_for_load_state("load")
+    assert errors == []
+    assert requests == [path.as_uri()]
+    assert dialogs == []
+    text = tab.inner_text("body")
+    assert "Result of kind" not in text  # every kind has its own view
+    assert HOSTILE in text
+    assert "N* = 10,987 items" in text
+    assert tab.locator("script").count() == 1
+    assert tab.locator("svg").count() >= 6
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / "report-all-kinds.png"), full_page=True)
+    context.close()
