@@ -13,7 +13,7 @@ order, so a distributed run gives the same numbers as a local one, bit for bit.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ from evalsig.errors import DataError
 from evalsig.inference.allpairs import assemble, prepare, tile_sums, tiles
 from evalsig.leaderboard.ranking import ranks_of_chunk
 
-__all__ = ["DaskExecutor", "Executor", "dask_executor", "local"]
+__all__ = ["DaskExecutor", "Executor", "dask_executor", "executor_for", "local"]
 
 CHUNK = 200
 """Bootstrap resamples per chunk (each chunk has its own child seed)."""
@@ -108,3 +108,12 @@ def dask_executor(
     )
     with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
         yield DaskExecutor(client)
+
+
+def executor_for(
+    scheduler: str | None = None, workers: int | None = None
+) -> AbstractContextManager[Executor | None]:
+    """Dask when a scheduler or a number of workers is given, else None (in-process)."""
+    if scheduler is None and workers is None:
+        return nullcontext(None)
+    return dask_executor(scheduler, workers)

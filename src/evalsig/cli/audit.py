@@ -8,7 +8,6 @@ the power of its design, and can write its runs as files.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +19,7 @@ from evalsig.audit.claim import audit_claim
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.output import emit
 from evalsig.data import load
+from evalsig.distributed import executor_for
 from evalsig.errors import DataError
 from evalsig.report import audit as views
 from evalsig.simulate import MixtureDesign, fit_design, simulation_report
@@ -101,14 +101,6 @@ def _design(
             "(or drop --fit)."
         )
     return fit_design(load(fit, name=fit, **reader), n_items=n_items, n_runs=runs, uplift=uplift)
-
-
-def _executor(scheduler: str | None, workers: int | None) -> AbstractContextManager[Any]:
-    if scheduler is None and workers is None:
-        return nullcontext(None)
-    from evalsig.distributed import dask_executor
-
-    return dask_executor(scheduler, workers)
 
 
 def _list_methods() -> str:
@@ -193,7 +185,7 @@ def audit_command(
             reader=reader,
         )
         chosen = None if not method else [get_method(name) for name in method]
-        with _executor(scheduler, workers) as executor:
+        with executor_for(scheduler, workers) as executor:
             result = audit(
                 design,
                 methods=chosen,

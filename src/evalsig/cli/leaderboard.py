@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager, nullcontext
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,6 +12,7 @@ from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.output import emit
 from evalsig.data import load_tasks
 from evalsig.data.models import ModelScores, load_models, model_scores
+from evalsig.distributed import executor_for
 from evalsig.errors import DataError
 from evalsig.leaderboard import leaderboard, leaderboard_tasks
 from evalsig.report import leaderboard as views
@@ -69,7 +69,7 @@ def leaderboard_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here.")] = None,
 ) -> None:
     """Rank models with every pairwise paired test, tie groups and rank intervals."""
-    with data_errors(), _executor(scheduler, workers) as executor:
+    with data_errors(), executor_for(scheduler, workers) as executor:
         tasks = _read(
             source,
             store,
@@ -98,14 +98,6 @@ def leaderboard_command(
             result = leaderboard_tasks(tasks, **common)
             text, markdown = views.tasks_text, views.tasks_markdown
     emit(result.to_dict(), output_format, output, text=text, markdown=markdown, title="Leaderboard")
-
-
-def _executor(scheduler: str | None, workers: int | None) -> AbstractContextManager[Any]:
-    if scheduler is None and workers is None:
-        return nullcontext(None)
-    from evalsig.distributed import dask_executor
-
-    return dask_executor(scheduler, workers)
 
 
 def _read(
