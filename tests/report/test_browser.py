@@ -80,10 +80,8 @@ def _results() -> list[dict[str, Any]]:
     return [comparison, release]
 
 
-def test_report_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
-    results = _results()
-    path = tmp_path / "report.html"
-    path.write_text(page(results, title=f"report {HOSTILE}"), encoding="utf-8")
+def _open(browser: Any, path: Path) -> tuple[Any, Any, list[str], list[str], list[str]]:
+    """Open ``path`` offline, recording console errors, requests and dialogs."""
     context = browser.new_context(offline=True)
     tab = context.new_page()
     errors: list[str] = []
@@ -95,6 +93,14 @@ def test_report_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     tab.goto(path.as_uri())
     tab.wait_for_load_state("load")
+    return context, tab, errors, requests, dialogs
+
+
+def test_report_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
+    results = _results()
+    path = tmp_path / "report.html"
+    path.write_text(page(results, title=f"report {HOSTILE}"), encoding="utf-8")
+    context, tab, errors, requests, dialogs = _open(browser, path)
     assert errors == []
     assert requests == [path.as_uri()]  # the page itself, nothing fetched
     assert dialogs == []  # the hostile names did not run
@@ -159,17 +165,7 @@ def test_every_result_kind_in_a_real_browser(browser: Any, tmp_path: Path) -> No
     results = _later_results()
     path = tmp_path / "all.html"
     path.write_text(page(results, title="every kind"), encoding="utf-8")
-    context = browser.new_context(offline=True)
-    tab = context.new_page()
-    errors: list[str] = []
-    requests: list[str] = []
-    dialogs: list[str] = []
-    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda e: errors.append(str(e)))
-    tab.on("request", lambda r: requests.append(r.url))
-    tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    tab.goto(path.as_uri())
-    tab.wait_for_load_state("load")
+    context, tab, errors, requests, dialogs = _open(browser, path)
     assert errors == []
     assert requests == [path.as_uri()]
     assert dialogs == []
