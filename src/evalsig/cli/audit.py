@@ -17,6 +17,17 @@ import typer
 from evalsig.audit import audit, available_methods, get_method
 from evalsig.audit.claim import audit_claim
 from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.options import (
+    ClusterColumn,
+    Format,
+    IdColumn,
+    InputFormat,
+    Metric,
+    Output,
+    RunColumn,
+    ScoreColumn,
+    Task,
+)
 from evalsig.cli.output import emit
 from evalsig.data import load
 from evalsig.distributed import executor_for
@@ -27,8 +38,6 @@ from evalsig.simulate.models import Design
 
 __all__ = ["audit_claim_command", "audit_command", "simulate_command"]
 
-Format = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
-Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file.")]
 Seed = Annotated[int | None, typer.Option(min=0, help="Random seed (recorded in the result).")]
 NItems = Annotated[int | None, typer.Option("--n-items", min=2, help="Items per benchmark.")]
 Runs = Annotated[int | None, typer.Option("--runs", min=1, help="Runs per model.")]
@@ -54,12 +63,6 @@ Fit = Annotated[
     str | None,
     typer.Option(help="Fit the generator to these results of one model (runs x items)."),
 ]
-IdColumn = Annotated[str | None, typer.Option("--id", help="Item id column.")]
-ScoreColumn = Annotated[str | None, typer.Option("--score", help="Score column.")]
-RunColumn = Annotated[str | None, typer.Option("--run", help="Run column (sample, seed).")]
-InputFormat = Annotated[str, typer.Option("--input-format", help="Input format.")]
-Task = Annotated[str | None, typer.Option(help="Task, when files hold several.")]
-Metric = Annotated[str | None, typer.Option(help="Metric to read.")]
 
 
 def _design(
@@ -240,9 +243,7 @@ def audit_claim_command(
     id_column: IdColumn = None,
     score_column: ScoreColumn = None,
     run_column: RunColumn = None,
-    cluster_column: Annotated[
-        str | None, typer.Option("--cluster", help="Cluster column (subject, source).")
-    ] = None,
+    cluster_column: ClusterColumn = None,
     input_format: InputFormat = "auto",
     task: Task = None,
     metric: Metric = None,

@@ -9,6 +9,15 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.options import (
+    ClusterColumn,
+    Format,
+    IdColumn,
+    InputFormat,
+    Output,
+    RunColumn,
+    ScoreColumn,
+)
 from evalsig.cli.output import emit
 from evalsig.comparison import VARIANTS, ComparisonResult, compare
 from evalsig.data import load
@@ -70,19 +79,11 @@ def compare_command(
         typer.Argument(help="Baseline results: a file, a directory or a quoted glob of runs."),
     ],
     candidate: Annotated[str, typer.Argument(help="Candidate results on the same items.")],
-    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
-    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
-    run_column: Annotated[
-        str | None,
-        typer.Option("--run", help="Run column (sample, epoch or seed) for repeated runs."),
-    ] = None,
-    cluster_column: Annotated[
-        str | None,
-        typer.Option("--cluster", help="Cluster column (subject, passage, source)."),
-    ] = None,
-    input_format: Annotated[
-        str, typer.Option("--input-format", help="Input format, or auto to detect it.")
-    ] = "auto",
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    cluster_column: ClusterColumn = None,
+    input_format: InputFormat = "auto",
     task: Annotated[
         str | None, typer.Option(help="Task to compare, when files hold several.")
     ] = None,
@@ -146,13 +147,8 @@ def compare_command(
         OnMismatch,
         typer.Option(help="Items whose gold answer/target/hash differ: error, exclude or keep."),
     ] = OnMismatch.error,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", help="Output format.")
-    ] = OutputFormat.text,
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="Write the output to this file instead of stdout."),
-    ] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
 ) -> None:
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
     with data_errors():

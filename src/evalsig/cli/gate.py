@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evalsig.cli.app import OutputFormat, app
+from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
 from evalsig.errors import EvalsigError
 from evalsig.release import GateResult, gate, load_policy, register
@@ -32,9 +33,7 @@ def _fail(exc: EvalsigError, code: int) -> typer.Exit:
 @app.command("register")
 def register_command(
     policy: Annotated[Path, typer.Argument(help="The gate policy (YAML or JSON).")],
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Where to write the record.")
-    ] = None,
+    output: Output = None,
 ) -> None:
     """Pre-register a gate policy: record its content hash and task family, before results."""
     try:
@@ -65,12 +64,8 @@ def gate_command(
         int, typer.Option(min=100, help="Resamples for resampling methods.")
     ] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", help="Output format.")
-    ] = OutputFormat.text,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead.")
-    ] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
 ) -> None:
     """Decide a release: test every pre-registered task claim, correct, apply the rule."""
     try:

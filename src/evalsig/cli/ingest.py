@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import app, data_errors
+from evalsig.cli.options import ClusterColumn, IdColumn, InputFormat, RunColumn, ScoreColumn
 from evalsig.store import ResultsStore, StoredTask
 
 __all__ = ["ingest_command", "store_info_command", "tasks_text"]
@@ -58,18 +59,11 @@ def ingest_command(
         str | None, typer.Option("--filter", help="Store only this lm-eval filter.")
     ] = None,
     split: Annotated[str | None, typer.Option(help="HELM split (test, valid).")] = None,
-    input_format: Annotated[
-        str, typer.Option("--input-format", help="Input format, or auto to detect it.")
-    ] = "auto",
-    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
-    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
-    run_column: Annotated[
-        str | None,
-        typer.Option("--run", help="Run column (sample, epoch or seed) for repeated runs."),
-    ] = None,
-    cluster_column: Annotated[
-        str | None, typer.Option("--cluster", help="Cluster column (subject, passage, source).")
-    ] = None,
+    input_format: InputFormat = "auto",
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    cluster_column: ClusterColumn = None,
     key_column: Annotated[
         str | None, typer.Option("--key", help="Content-key column (gold answer, target, hash).")
     ] = None,

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.options import Format, InputFormat
 from evalsig.data import Description, describe
 
 __all__ = ["inspect_command"]
@@ -22,12 +23,8 @@ def inspect_command(
     paths: Annotated[
         list[Path], typer.Argument(help="Result files or directories, one model each.")
     ],
-    input_format: Annotated[
-        str, typer.Option("--input-format", help="Input format, or auto to detect it.")
-    ] = "auto",
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", help="Output format.")
-    ] = OutputFormat.text,
+    input_format: InputFormat = "auto",
+    output_format: Format = OutputFormat.text,
 ) -> None:
     """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems."""
     with data_errors():

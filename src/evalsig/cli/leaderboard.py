@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.options import ClusterColumn, Format, IdColumn, Output, ScoreColumn
 from evalsig.cli.output import emit
 from evalsig.data import load_tasks
 from evalsig.data.models import ModelScores, load_models, model_scores
@@ -43,11 +44,9 @@ def leaderboard_command(
         str | None, typer.Option(help="Column naming each row's task (long tables).")
     ] = None,
     model_column: Annotated[str, typer.Option("--model", help="Model column.")] = "model",
-    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
-    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
-    cluster_column: Annotated[
-        str | None, typer.Option("--cluster", help="Cluster column (subject, category).")
-    ] = None,
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    cluster_column: ClusterColumn = None,
     metric: Annotated[str | None, typer.Option(help="Metric, for harness logs.")] = None,
     correction: Annotated[
         Correction, typer.Option(help="Over all pairs: holm (FWER) or bh (FDR).")
@@ -63,10 +62,8 @@ def leaderboard_command(
     workers: Annotated[
         int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
     ] = None,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", help="Output format.")
-    ] = OutputFormat.text,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here.")] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
 ) -> None:
     """Rank models with every pairwise paired test, tie groups and rank intervals."""
     with data_errors(), executor_for(scheduler, workers) as executor:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
 from evalsig.meta import synthesize
 from evalsig.report import meta as views
@@ -75,10 +76,8 @@ def meta_command(
         Path | None,
         typer.Option(help="Write forest and funnel plots (PNG and SVG) to this folder."),
     ] = None,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", help="Output format.")
-    ] = OutputFormat.text,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here.")] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
 ) -> None:
     """Pool each model's reported scores per benchmark with a random-effects model, rank by
     the synthesized scores, and test funnel asymmetry and self-report gaps."""

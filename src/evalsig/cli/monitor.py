@@ -19,6 +19,7 @@ from typing import Annotated, TextIO
 import typer
 
 from evalsig.cli.app import OutputFormat, app
+from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
 from evalsig.errors import DataError, EvalsigError
 from evalsig.report.sequential import as_markdown, as_text, progress_line
@@ -112,13 +113,8 @@ def monitor_command(
     poll: Annotated[
         float, typer.Option(min=0.001, help="With --follow: seconds between checks.")
     ] = 0.2,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", help="Format of the final result.")
-    ] = OutputFormat.text,
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="Write the final result here instead of stdout."),
-    ] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
 ) -> None:
     """Monitor a paired comparison as results arrive, with an anytime-valid confidence sequence.
 

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from enum import Enum
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.compare import Alternative
+from evalsig.cli.options import (
+    ClusterColumn,
+    Format,
+    IdColumn,
+    InputFormat,
+    Output,
+    RunColumn,
+    ScoreColumn,
+)
 from evalsig.cli.output import emit
 from evalsig.data import load, pair
 from evalsig.data.models import load_models
@@ -39,8 +47,6 @@ class Correction(str, Enum):
     by = "by"
 
 
-Format = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
-Output = Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file.")]
 Alpha = Annotated[float, typer.Option(help="Significance level of the test.")]
 Power = Annotated[float, typer.Option("--power", help="Target power (1 - beta).")]
 
@@ -81,10 +87,10 @@ def power_command(
     method: Annotated[
         SizeMethod, typer.Option(help="McNemar N*: normal (Connor) or exact (binomial).")
     ] = SizeMethod.normal,
-    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
-    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
-    run_column: Annotated[str | None, typer.Option("--run", help="Run column.")] = None,
-    input_format: Annotated[str, typer.Option("--input-format", help="Input format.")] = "auto",
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    input_format: InputFormat = "auto",
     task: Annotated[str | None, typer.Option(help="Task, when files hold several.")] = None,
     metric: Annotated[str | None, typer.Option(help="Metric to read.")] = None,
     output_format: Format = OutputFormat.text,
@@ -159,12 +165,10 @@ def resolution_command(
         typer.Argument(help="A long table with a model column (CSV, JSONL, Parquet ...)."),
     ],
     model_column: Annotated[str, typer.Option("--model", help="Model column.")] = "model",
-    id_column: Annotated[str | None, typer.Option("--id", help="Item id column.")] = None,
-    score_column: Annotated[str | None, typer.Option("--score", help="Score column.")] = None,
-    cluster_column: Annotated[
-        str | None, typer.Option("--cluster", help="Cluster column (subject, category).")
-    ] = None,
-    input_format: Annotated[str, typer.Option("--input-format", help="Input format.")] = "auto",
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    cluster_column: ClusterColumn = None,
+    input_format: InputFormat = "auto",
     pairs: Annotated[
         Pairs, typer.Option(help="Adjacent pairs of the ranking, or all pairs.")
     ] = Pairs.adjacent,

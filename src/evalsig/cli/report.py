@@ -11,6 +11,7 @@ import typer
 
 from evalsig._json import SCHEMA_VERSION
 from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.options import Format, Output
 from evalsig.errors import DataError
 from evalsig.report import audit, comparison, gate, leaderboard, meta, power, sequential
 from evalsig.report.html import page
@@ -79,12 +80,8 @@ def _no_constant(name: str) -> float:
 @app.command("report")
 def report_command(
     results: Annotated[list[Path], typer.Argument(help="Saved results (--format json).")],
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
-    ] = None,
-    output_format: Annotated[
-        OutputFormat, typer.Option("--format", help="Output format.")
-    ] = OutputFormat.html,
+    output: Output = None,
+    output_format: Format = OutputFormat.html,
     title: Annotated[str, typer.Option(help="Title of the HTML page.")] = "evalsig report",
 ) -> None:
     """Render saved JSON results as one HTML page (or markdown, text, merged JSON)."""
