@@ -26,7 +26,13 @@ def _mmlu() -> None:
     if not path.exists():
         print(f"  MMLU-Pro: skipped ({path} not found)")
         return
-    scores = load_models(path, id_column="question_id", score_column="correct")
+    scores = load_models(  # the questions every model has, with the same gold answer
+        path,
+        id_column="question_id",
+        score_column="correct",
+        on_missing="intersect",
+        on_mismatch="exclude",
+    )
     seconds, board = best_time(lambda: leaderboard(scores))
     pairs = board.n_models * (board.n_models - 1) // 2
     print(

@@ -2,8 +2,11 @@
 
 The all-pairs sums are split into tiles (clusters x item blocks x model tiles, see
 :func:`evalsig.inference.allpairs.tiles`) and the bootstrap into chunks with their own
-seeds; an executor only decides where each piece runs. Pieces are combined in a fixed
-order, so a distributed run gives the same numbers as a local one, bit for bit.
+seeds; an executor only decides where each piece runs. Every piece is a pure function of
+its arguments (the blocking travels with each tile; no worker reads a setting of its own),
+every piece's sums are exact, whatever BLAS or thread count computes them (see
+:mod:`evalsig.inference._exact`), and pieces are combined in a fixed order, so a
+distributed run gives the same numbers as a local one, bit for bit.
 
 >>> import numpy as np
 >>> local().pair_sums(np.array([[1.0, 0.0], [1.0, 1.0]]), None).shape
@@ -20,7 +23,14 @@ from typing import Any
 import numpy as np
 
 from evalsig.errors import DataError
-from evalsig.inference.allpairs import assemble, prepare, tile_sums, tiles
+from evalsig.inference.allpairs import (
+    ITEM_BLOCK,
+    MODEL_BLOCK,
+    assemble,
+    prepare,
+    tile_sums,
+    tiles,
+)
 from evalsig.leaderboard.ranking import ranks_of_chunk
 
 __all__ = ["DaskExecutor", "Executor", "dask_executor", "executor_for", "local"]
@@ -36,10 +46,21 @@ class Executor:
         """``[func(shared, piece) for piece in pieces]``, in order."""
         return [func(shared, piece) for piece in pieces]
 
-    def pair_sums(self, scores: np.ndarray, codes: np.ndarray | None) -> np.ndarray:
-        """``(G, 4, M, M)`` pairwise sums (see :func:`evalsig.inference.allpairs.pair_sums`)."""
+    def pair_sums(
+        self,
+        scores: np.ndarray,
+        codes: np.ndarray | None,
+        *,
+        item_block: int = ITEM_BLOCK,
+        model_block: int = MODEL_BLOCK,
+    ) -> np.ndarray:
+        """``(G, 4, M, M)`` pairwise sums (see :func:`evalsig.inference.allpairs.pair_sums`).
+
+        The blocking is decided here, in the calling process, and each task carries its
+        items and models; workers read no settings of their own.
+        """
         prepared = prepare(scores, codes)
-        tasks = tiles(prepared)
+        tasks = tiles(prepared, item_block=item_block, model_block=model_block)
         return assemble(scores.shape[0], tasks, self.map(tile_sums, prepared, tasks))
 
     def bootstrap_ranks(

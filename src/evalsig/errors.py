@@ -7,6 +7,7 @@ bad input also derive from :class:`ValueError`, so ``except ValueError`` keeps w
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "EvalsigError",
     "EvalsigWarning",
     "FormatError",
+    "StoreLockedError",
     "examples",
 ]
 
@@ -35,6 +37,10 @@ class FormatError(DataError):
     """A file cannot be read: wrong format, malformed line, missing field, unsafe archive."""
 
 
+class StoreLockedError(EvalsigError, TimeoutError):
+    """Another process held a results store for longer than the caller was willing to wait."""
+
+
 class EvalsigWarning(UserWarning):
     """A computation went ahead but something deserves the user's attention."""
 
@@ -51,5 +57,15 @@ def examples(values: Iterable[object], limit: int = 3) -> str:
         if i == limit:
             more = True
             break
-        shown.append(repr(value.item() if hasattr(value, "item") else value))
+        shown.append(_short(value.item() if hasattr(value, "item") else value))
     return ", ".join(shown) + (", ..." if more else "")
+
+
+def _short(value: object, width: int = 80) -> str:
+    """``repr(value)``, shortened past ``width`` characters (containers by ``reprlib``).
+
+    >>> _short([[[[[[[1]]]]]]])
+    '[[[[[[...]]]]]]'
+    """
+    text = reprlib.repr(value) if isinstance(value, (list, tuple, dict, set)) else repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from unittest import mock
-
 import numpy as np
 import pytest
 
@@ -35,33 +33,50 @@ def _scores(binary: bool, clusters: bool) -> ModelScores:
 
 @pytest.mark.slow
 def test_local_cluster_matches_the_single_process_path() -> None:
-    # Small blocks so that the work really is split into many tiles and item blocks.
-    with (
-        mock.patch.object(allpairs, "ITEM_BLOCK", 128),
-        mock.patch.object(allpairs, "MODEL_BLOCK", 3),
-        dask_executor(workers=2) as executor,
-    ):
+    # Small blocks, passed explicitly, so that the work really is split into many tiles
+    # and item blocks; each tile carries its blocking to the worker.
+    blocks = {"item_block": 128, "model_block": 3}
+    with dask_executor(workers=2) as executor:
         assert len(executor.client.scheduler_info()["workers"]) == 2
         for binary in (True, False):
             for clusters in (False, True):
                 scores = _scores(binary, clusters)
-                here = local().pair_sums(scores.scores, scores.cluster_codes)
-                there = executor.pair_sums(scores.scores, scores.cluster_codes)
+                here = local().pair_sums(scores.scores, scores.cluster_codes, **blocks)
+                there = executor.pair_sums(scores.scores, scores.cluster_codes, **blocks)
                 assert np.array_equal(here, there)
-                assert np.array_equal(here, allpairs.pair_sums(scores.scores, scores.cluster_codes))
-                one = leaderboard(scores, n_resamples=450, rng=3).to_dict()
-                two = leaderboard(scores, n_resamples=450, rng=3, executor=executor).to_dict()
-                assert one == two
+                direct = allpairs.pair_sums(scores.scores, scores.cluster_codes, **blocks)
+                assert np.array_equal(here, direct)
+                assert np.array_equal(
+                    local().pair_sums(scores.scores, scores.cluster_codes),
+                    executor.pair_sums(scores.scores, scores.cluster_codes),
+                )
+                one = leaderboard(scores, n_resamples=450, rng=3, on_missing="intersect")
+                two = leaderboard(
+                    scores, n_resamples=450, rng=3, on_missing="intersect", executor=executor
+                )
+                assert one.to_dict() == two.to_dict()
+                assert np.array_equal(one.difference, two.difference, equal_nan=True)
+                assert np.array_equal(one.pvalue, two.pvalue, equal_nan=True)
+        # Workers run BLAS on one thread, this process on several: a shape whose plain
+        # float64 products OpenBLAS adds differently then, with the default blocking.
+        rng = np.random.default_rng(5)
+        wide = rng.random((50, 5000))
+        wide[3, rng.choice(5000, 300, replace=False)] = np.nan
+        assert np.array_equal(local().pair_sums(wide, None), executor.pair_sums(wide, None))
 
 
 def test_tiles_add_up_to_the_whole() -> None:
     """Blocked sums equal one product per cluster (exactly, for 0/1 scores)."""
     scores = _scores(True, True)
-    with (
-        mock.patch.object(allpairs, "ITEM_BLOCK", 50),
-        mock.patch.object(allpairs, "MODEL_BLOCK", 2),
-    ):
-        blocked = allpairs.pair_sums(scores.scores, scores.cluster_codes)
+    blocked = allpairs.pair_sums(scores.scores, scores.cluster_codes, item_block=50, model_block=2)
+    assert (
+        len(
+            allpairs.tiles(
+                allpairs.prepare(scores.scores, scores.cluster_codes), item_block=50, model_block=2
+            )
+        )
+        == 9 * 2 * 16
+    )
     whole = allpairs.pair_sums(scores.scores, scores.cluster_codes)
     assert np.array_equal(blocked, whole)
     x = np.nan_to_num(scores.scores)

@@ -182,3 +182,22 @@ def test_power_results_render_in_html_and_report(tmp_path: Path, leaderboard: Pa
         out = runner.invoke(app, ["report", *saved, "--format", fmt])
         assert out.exit_code == 0, out.output
         assert "10,987" in out.stdout
+
+
+def test_resolution_checks_the_models_share_their_items(tmp_path: Path) -> None:
+    rng = np.random.default_rng(9)
+    rows = ["model,item,correct"]
+    for k in range(3):
+        n = 280 if k == 2 else 300
+        rows += [f"m{k},q{i},{int(rng.random() < 0.5 + 0.1 * k)}" for i in range(n)]
+    path = tmp_path / "uneven.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    stopped = runner.invoke(app, ["resolution", str(path)])
+    assert stopped.exit_code == 1
+    assert "'m2' lacks 20" in stopped.stderr
+    assert "--on-missing intersect" in stopped.stderr
+    done = runner.invoke(
+        app, ["resolution", str(path), "--on-missing", "intersect", "--format", "json"]
+    )
+    assert done.exit_code == 0, done.output
+    assert {p["n_items"] for p in json.loads(done.stdout)["pairs"]} == {280}

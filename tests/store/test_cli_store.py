@@ -56,20 +56,21 @@ def test_ingest_prints_one_line_per_file_and_a_summary(
             "--store",
             str(store),
             "--model",
-            "tuned",
+            "base",
             "--task",
             "quiz",
         ],
     )
-    assert again.exit_code == 0, again.output
-    lines = again.stdout.splitlines()
-    assert lines[0] == (
-        f"skipped   {files['base']}: already stored (same content as {files['base']})"
-    )
-    assert lines[1] == f"ingested  {files['tuned']}: 12 scores; 'tuned' on 'quiz'"
-    assert lines[-1] == (
-        f"2 paths: 1 ingested (12 scores), 1 skipped; {store} holds 1 task and 2 models."
-    )
+    assert again.exit_code == 1  # tuned.csv is another file of model 'base': a conflict
+    assert again.stderr.startswith(f"evalsig: error: {files['tuned']}: scores for the same")
+    tuned = _ingest(store, files["tuned"], "tuned")
+    assert tuned.exit_code == 0, tuned.output
+    skip = _ingest(store, files["base"], "base")
+    assert skip.exit_code == 0, skip.output
+    assert skip.stdout.splitlines() == [
+        f"skipped   {files['base']}: already stored (same content as {files['base']})",
+        f"1 path: 0 ingested (0 scores), 1 skipped; {store} holds 1 task and 2 models.",
+    ]
 
 
 def test_store_info_lists_tasks_models_and_items(files: dict[str, Path], tmp_path: Path) -> None:
@@ -175,3 +176,37 @@ def test_leaderboard_reads_from_the_store(files: dict[str, Path], tmp_path: Path
     assert result.exit_code == 0, result.output
     assert "base" in result.stdout
     assert "tuned" in result.stdout
+
+
+def test_same_file_for_another_model_is_ingested_with_a_warning(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    store = tmp_path / "results.duckdb"
+    assert _ingest(store, files["base"], "base").exit_code == 0
+    copy = _ingest(store, files["base"], "copy")
+    assert copy.exit_code == 0, copy.output
+    warning = (
+        "          warning: model 'copy' on task 'quiz' has the same 12 scores as model 'base' "
+        f"on task 'quiz', stored from {files['base']} (the same content); identical results "
+        "under two names are unusual: check that each model and task was given its own "
+        "results file."
+    )
+    assert copy.stdout.splitlines() == [
+        f"ingested  {files['base']}: 12 scores; 'copy' on 'quiz'",
+        "          model 'copy' given (model=, --model)",
+        warning,
+        f"1 path: 1 ingested (12 scores), 0 skipped; {store} holds 1 task and 2 models.",
+    ]
+    as_json = _ingest(store, files["base"], "third", "--format", "json")
+    assert as_json.exit_code == 0, as_json.output
+    (source,) = json.loads(as_json.stdout)["sources"]
+    assert (source["status"], source["models"]) == ("ingested", ["third"])
+    assert source["warnings"] == [
+        "model 'third' on task 'quiz' has the same 12 scores as model 'base' on task 'quiz' "
+        f"and model 'copy' on task 'quiz', stored from {files['base']} (the same content); "
+        "identical results under two names are unusual: check that each model and task was "
+        "given its own results file."
+    ]
+    info = runner.invoke(app, ["store-info", "--store", str(store)])
+    assert info.exit_code == 0, info.output
+    assert info.stdout.splitlines()[1] == "task 'quiz': 3 models, 12 items; metric: score"

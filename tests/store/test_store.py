@@ -14,7 +14,7 @@ import pytest
 from evalsig.data import load
 from evalsig.data.models import ModelScores, load_models, model_scores
 from evalsig.data.table import ScoreTable
-from evalsig.errors import DataError
+from evalsig.errors import AlignmentError, DataError
 from evalsig.store import ResultsStore
 
 pytest.importorskip("duckdb", reason="the results store needs duckdb: pip install 'evalsig[store]'")
@@ -85,7 +85,9 @@ def _assert_same_scores(got: ModelScores, want: ModelScores) -> None:
     assert got.binary == want.binary
     assert got.n_runs == want.n_runs
     assert got.notes == want.notes
-    for name in ("cluster_codes", "cluster_labels"):
+    assert got.input_counts.tolist() == want.input_counts.tolist()
+    assert got.n_mismatched == want.n_mismatched
+    for name in ("cluster_codes", "cluster_labels", "key_codes", "key_labels"):
         a, b = getattr(got, name), getattr(want, name)
         assert (a is None) == (b is None), name
         if a is not None:
@@ -98,7 +100,13 @@ def _assert_same_scores(got: ModelScores, want: ModelScores) -> None:
 def test_round_trip_equals_reading_the_files(store: ResultsStore, files: dict[str, Path]) -> None:
     _ingest_all(store, files)
     direct = _direct(files)
-    _assert_same_scores(store.model_scores("quiz"), model_scores(direct))
+    # 'small' lacks 3 items: the models are compared on the items all three have
+    with pytest.raises(AlignmentError, match="'small' lacks 3"):
+        store.model_scores("quiz")
+    _assert_same_scores(
+        store.model_scores("quiz", on_missing="intersect"),
+        model_scores(direct, on_missing="intersect"),
+    )
     for model in MODELS:
         _assert_same_tables(store.table(model, "quiz"), direct[model])
     assert store.tasks() == ("quiz",)
@@ -116,8 +124,11 @@ def test_round_trip_survives_reopening(tmp_path: Path, files: dict[str, Path]) -
     with ResultsStore(tmp_path / "r.duckdb") as db:
         _ingest_all(db, files)
     with ResultsStore(tmp_path / "r.duckdb", read_only=True) as db:
-        _assert_same_scores(db.model_scores("quiz"), model_scores(_direct(files)))
-        subset = db.model_scores("quiz", models=["large", "small"])
+        _assert_same_scores(
+            db.model_scores("quiz", on_missing="intersect"),
+            model_scores(_direct(files), on_missing="intersect"),
+        )
+        subset = db.model_scores("quiz", models=["large", "small"], on_missing="intersect")
     assert subset.names == ("large", "small")
 
 
@@ -337,7 +348,10 @@ def test_harness_outputs_name_their_models(store: ResultsStore, fixtures: Path) 
         "ollama/qwen2.5:0.5b": load(eee / "inspect/data_arc_qwen.json"),
         "anthropic/claude-sonnet-4-0": load(eee / "inspect/data_arc_sonnet.json"),
     }
-    _assert_same_scores(store.model_scores("inspect_evals/arc_easy"), model_scores(direct))
+    _assert_same_scores(
+        store.model_scores("inspect_evals/arc_easy", on_missing="intersect"),
+        model_scores(direct, on_missing="intersect"),
+    )
     lm_table = store.table(lm_eval.models[0], "math_perturbed_full")
     _assert_same_tables(lm_table, load(eee / "lm_eval", metric="exact_match", filter="none"))
 
@@ -391,15 +405,27 @@ def test_mmlu_pro_long_table_round_trip(store: ResultsStore, shared_data: Path) 
         path, model_column="model", task="mmlu_pro", key_column="answer", **columns
     )
     assert report.n_rows == 347_215
-    scores = store.model_scores("mmlu_pro")
-    assert scores.scores.shape == (29, 12_032)
+    with pytest.raises(AlignmentError, match="3 of 29 models lack some of the 12032 items"):
+        store.model_scores("mmlu_pro")
+    with pytest.raises(AlignmentError, match=r"32 item\(s\) have a different content key"):
+        store.model_scores("mmlu_pro", on_missing="intersect")  # the stored keys are checked
+    policy = {"on_missing": "intersect", "on_mismatch": "exclude"}
+    scores = store.model_scores("mmlu_pro", **policy)  # type: ignore[arg-type]
+    assert scores.scores.shape == (29, 10_294)
     assert (
-        dict(zip(scores.names, (~np.isnan(scores.scores)).sum(axis=1).tolist(), strict=True))[
+        dict(zip(scores.names, scores.input_counts.tolist(), strict=True))[
             "DeepSeek-Coder-V2_5shots"
         ]
         == 10_351
     )
-    _assert_same_scores(scores, load_models(path, model_column="model", **columns))
+    direct = load_models(
+        path,
+        model_column="model",
+        key_column="answer",
+        **columns,
+        **policy,  # type: ignore[arg-type]
+    )
+    _assert_same_scores(scores, direct)
     keyed = store.table("Meta-Llama-3_1-8B-Instruct_5shots", "mmlu_pro")
     assert keyed.keys is not None
     assert len(keyed.keys) == 12_032

@@ -14,9 +14,15 @@ from evalsig.cli.options import (
     Format,
     IdColumn,
     InputFormat,
+    KeyColumn,
+    MismatchPolicy,
+    MissingPolicy,
+    OnMismatch,
+    OnMissing,
     Output,
     RunColumn,
     ScoreColumn,
+    Separator,
 )
 from evalsig.cli.output import emit
 from evalsig.comparison import VARIANTS, ComparisonResult, compare
@@ -40,17 +46,6 @@ class Alternative(str, Enum):
     two_sided = "two-sided"
     greater = "greater"
     less = "less"
-
-
-class OnMissing(str, Enum):
-    error = "error"
-    intersect = "intersect"
-
-
-class OnMismatch(str, Enum):
-    error = "error"
-    exclude = "exclude"
-    keep = "keep"
 
 
 def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
@@ -84,6 +79,7 @@ def compare_command(
     run_column: RunColumn = None,
     cluster_column: ClusterColumn = None,
     input_format: InputFormat = "auto",
+    separator: Separator = None,
     task: Annotated[
         str | None, typer.Option(help="Task to compare, when files hold several.")
     ] = None,
@@ -94,9 +90,7 @@ def compare_command(
         str | None, typer.Option("--filter", help="lm-eval filter (none, strict-match, ...).")
     ] = None,
     split: Annotated[str | None, typer.Option(help="HELM split (test, valid).")] = None,
-    key_column: Annotated[
-        str | None, typer.Option("--key", help="Content-key column (gold answer, target, hash).")
-    ] = None,
+    key_column: KeyColumn = None,
     prediction_column: Annotated[
         str | None, typer.Option("--prediction", help="Prediction column; score = it == --answer.")
     ] = None,
@@ -140,13 +134,8 @@ def compare_command(
         int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
     ] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
-    on_missing: Annotated[
-        OnMissing, typer.Option(help="Items on one side only: error, or compare the shared ones.")
-    ] = OnMissing.error,
-    on_mismatch: Annotated[
-        OnMismatch,
-        typer.Option(help="Items whose gold answer/target/hash differ: error, exclude or keep."),
-    ] = OnMismatch.error,
+    on_missing: MissingPolicy = OnMissing.error,
+    on_mismatch: MismatchPolicy = OnMismatch.error,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -170,6 +159,7 @@ def compare_command(
                 filter=filter_name,
                 split=split,
                 skip_bad_lines=skip_bad_lines,
+                separator=separator,
                 format=input_format,
             )
             for path, side in ((baseline, baseline_where), (candidate, candidate_where))

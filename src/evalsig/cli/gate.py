@@ -13,10 +13,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from evalsig.cli.app import OutputFormat, app
+from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
-from evalsig.errors import EvalsigError
 from evalsig.release import GateResult, gate, load_policy, register
 from evalsig.report.gate import HEADER, as_markdown, as_text, family_line, rows
 
@@ -25,8 +24,8 @@ __all__ = ["gate_command", "register_command"]
 DATA_ERROR = 4
 
 
-def _fail(exc: EvalsigError, code: int) -> typer.Exit:
-    typer.echo(f"evalsig: error: {' '.join(str(exc).split())}", err=True)
+def _fail(exc: BaseException, code: int) -> typer.Exit:
+    typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
     return typer.Exit(code)
 
 
@@ -38,7 +37,7 @@ def register_command(
     """Pre-register a gate policy: record its content hash and task family, before results."""
     try:
         record, path = register(load_policy(policy), path=output)
-    except EvalsigError as exc:
+    except FAILURES as exc:
         raise _fail(exc, 1) from None
     typer.echo(
         f"registered {record.policy_name!r}: {len(record.family)} task(s) "
@@ -78,7 +77,7 @@ def gate_command(
             n_resamples=resamples,
             rng=seed,
         )
-    except EvalsigError as exc:
+    except FAILURES as exc:
         raise _fail(exc, DATA_ERROR) from None
     _render(result, output_format, output)
     raise typer.Exit(result.exit_code)

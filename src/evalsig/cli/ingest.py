@@ -2,9 +2,14 @@
 
 ``ingest`` reads result files once into a DuckDB results store (``pip install
 'evalsig[store]'``), one line per path: ingested (scores, models, tasks) or skipped
-(its content is already stored); then a summary. ``store-info`` lists what a store holds:
-per task its metrics, models, item counts and runs. ``evalsig leaderboard --store FILE``
-reads from the same store.
+(its content is already stored for that model and task); then a summary. ``store-info``
+lists what a store holds: per task its metrics, models, item counts and runs.
+``evalsig leaderboard --store FILE`` reads from the same store.
+
+``ingest`` has the store open to write for its whole run; ``store-info`` and
+``leaderboard --store`` open it read-only. While another process holds it (a writer keeps
+out everyone else; readers keep out writers only) they wait up to ``--lock-timeout``
+seconds, then fail with one line saying so.
 """
 
 from __future__ import annotations
@@ -18,8 +23,15 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import app, data_errors
-from evalsig.cli.options import ClusterColumn, IdColumn, InputFormat, RunColumn, ScoreColumn
-from evalsig.store import ResultsStore, StoredTask
+from evalsig.cli.options import (
+    ClusterColumn,
+    IdColumn,
+    InputFormat,
+    LockTimeout,
+    RunColumn,
+    ScoreColumn,
+)
+from evalsig.store import DEFAULT_LOCK_TIMEOUT, ResultsStore, StoredTask
 
 __all__ = ["ingest_command", "store_info_command", "tasks_text"]
 
@@ -90,10 +102,11 @@ def ingest_command(
         typer.Option(help="Let these files replace stored scores of the same model and task."),
     ] = False,
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
-    """Read result files once into a DuckDB results store; skip content already stored."""
+    """Read result files once into a DuckDB results store; skip what is already stored."""
     conditions = _where(where or [])
-    with data_errors(), ResultsStore(store) as db:
+    with data_errors(), ResultsStore(store, lock_timeout=lock_timeout) as db:
         result = db.ingest(
             paths,
             model=model,
@@ -126,9 +139,10 @@ def ingest_command(
 def store_info_command(
     store: Annotated[Path, typer.Option("--store", help="The DuckDB store file.")],
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """List what a results store holds: tasks, their metrics, models, items and runs."""
-    with data_errors(), ResultsStore(store, read_only=True) as db:
+    with data_errors(), ResultsStore(store, read_only=True, lock_timeout=lock_timeout) as db:
         contents = db.contents()
         sources = db.sources()
     if output_format is Format.json:

@@ -9,7 +9,19 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, app, data_errors
-from evalsig.cli.options import ClusterColumn, Format, IdColumn, Output, ScoreColumn
+from evalsig.cli.options import (
+    ClusterColumn,
+    Format,
+    IdColumn,
+    KeyColumn,
+    LockTimeout,
+    MismatchPolicy,
+    MissingPolicy,
+    OnMismatch,
+    OnMissing,
+    Output,
+    ScoreColumn,
+)
 from evalsig.cli.output import emit
 from evalsig.data import load_tasks
 from evalsig.data.models import ModelScores, load_models, model_scores
@@ -17,6 +29,7 @@ from evalsig.distributed import executor_for
 from evalsig.errors import DataError
 from evalsig.leaderboard import leaderboard, leaderboard_tasks
 from evalsig.report import leaderboard as views
+from evalsig.store import DEFAULT_LOCK_TIMEOUT
 
 __all__ = ["leaderboard_command"]
 
@@ -47,7 +60,10 @@ def leaderboard_command(
     id_column: IdColumn = None,
     score_column: ScoreColumn = None,
     cluster_column: ClusterColumn = None,
+    key_column: KeyColumn = None,
     metric: Annotated[str | None, typer.Option(help="Metric, for harness logs.")] = None,
+    on_missing: MissingPolicy = OnMissing.error,
+    on_mismatch: MismatchPolicy = OnMismatch.error,
     correction: Annotated[
         Correction, typer.Option(help="Over all pairs: holm (FWER) or bh (FDR).")
     ] = Correction.holm,
@@ -55,7 +71,10 @@ def leaderboard_command(
     bootstrap: Annotated[
         int, typer.Option(min=0, help="Bootstrap resamples for percentile rank intervals.")
     ] = 0,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, help="Bootstrap seed (default: drawn, and shown in the result)."),
+    ] = None,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
     ] = None,
@@ -64,6 +83,7 @@ def leaderboard_command(
     ] = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
+    lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Rank models with every pairwise paired test, tie groups and rank intervals."""
     with data_errors(), executor_for(scheduler, workers) as executor:
@@ -76,11 +96,16 @@ def leaderboard_command(
             id_column=id_column,
             score_column=score_column,
             cluster_column=cluster_column,
+            key_column=key_column,
             metric=metric,
+            policy={"on_missing": on_missing.value, "on_mismatch": on_mismatch.value},
+            lock_timeout=lock_timeout,
         )
         common: dict[str, Any] = {
             "correction": correction.value,
             "alpha": alpha,
+            "on_missing": on_missing.value,
+            "on_mismatch": on_mismatch.value,
             "executor": executor,
         }
         if len(tasks) == 1:
@@ -107,42 +132,54 @@ def _read(
     id_column: str | None,
     score_column: str | None,
     cluster_column: str | None,
+    key_column: str | None = None,
     metric: str | None,
+    policy: dict[str, Any],
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> dict[str, ModelScores]:
-    """{task: ModelScores} from a store, a folder of per-model results or a long table."""
+    """{task: ModelScores} from a store, a folder of per-model results or a long table.
+
+    ``policy`` holds ``on_missing`` and ``on_mismatch``, applied to each task's models.
+    """
     if (source is None) == (store is None):
         raise DataError("give either a SOURCE (file or folder) or --store, not both or neither.")
     if store is not None:
-        return _from_store(store, tasks, metric)
+        return _from_store(store, tasks, metric, lock_timeout, policy)
     assert source is not None
     path = Path(source)
     if path.is_dir():
-        return _from_folder(path, tasks, id_column, score_column, cluster_column, metric)
+        return _from_folder(
+            path, tasks, id_column, score_column, cluster_column, metric, key_column, policy
+        )
     columns: dict[str, Any] = {
         "model_column": model_column,
         "id_column": id_column,
         "score_column": score_column,
         "cluster_column": cluster_column,
+        "key_column": key_column,
     }
     if task_column is None:
         if tasks:
             raise DataError("--task needs --task-column to pick rows of a long table.")
-        return {"": load_models(source, **columns)}
+        return {"": load_models(source, **columns, **policy)}
     if not tasks:
         raise DataError(f"with --task-column {task_column!r}, name the task(s) with --task.")
-    return {t: _long_task(source, task_column, t, columns) for t in tasks}
+    return {t: _long_task(source, task_column, t, columns, policy) for t in tasks}
 
 
-def _long_task(source: str, task_column: str, task: str, columns: dict[str, Any]) -> ModelScores:
+def _long_task(
+    source: str, task_column: str, task: str, columns: dict[str, Any], policy: dict[str, Any]
+) -> ModelScores:
     tables = load_tasks(
         source,
         task_column=columns["model_column"],
         id_column=columns["id_column"],
         score_column=columns["score_column"],
         cluster_column=columns["cluster_column"],
+        key_column=columns["key_column"],
         where={task_column: task},
     )
-    return model_scores(tables)
+    return model_scores(tables, **policy)
 
 
 def _from_folder(
@@ -152,6 +189,8 @@ def _from_folder(
     score_column: str | None,
     cluster_column: str | None,
     metric: str | None,
+    key_column: str | None,
+    policy: dict[str, Any],
 ) -> dict[str, ModelScores]:
     """One entry (file or folder) per model, named after it; tasks come from the readers."""
     entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
@@ -166,6 +205,7 @@ def _from_folder(
             id_column=id_column,
             score_column=score_column,
             cluster_column=cluster_column,
+            key_column=key_column,
             metric=metric,
         )
         for entry in entries
@@ -178,12 +218,16 @@ def _from_folder(
         if name not in shared:
             lacking = [m for m, t in per_model.items() if name not in t]
             raise DataError(f"task {name!r} is missing for models {', '.join(lacking[:3])}.")
-    return {name: model_scores({m: t[name] for m, t in per_model.items()}) for name in chosen}
+    return {
+        name: model_scores({m: t[name] for m, t in per_model.items()}, **policy) for name in chosen
+    }
 
 
-def _from_store(store: Path, tasks: list[str], metric: str | None) -> dict[str, ModelScores]:
+def _from_store(
+    store: Path, tasks: list[str], metric: str | None, lock_timeout: float, policy: dict[str, Any]
+) -> dict[str, ModelScores]:
     from evalsig.store import ResultsStore
 
-    with ResultsStore(store, read_only=True) as db:
+    with ResultsStore(store, read_only=True, lock_timeout=lock_timeout) as db:
         chosen = tasks or list(db.tasks())
-        return {t: db.model_scores(t, metric=metric) for t in chosen}
+        return {t: db.model_scores(t, metric=metric, **policy) for t in chosen}

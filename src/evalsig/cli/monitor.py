@@ -18,10 +18,11 @@ from typing import Annotated, TextIO
 
 import typer
 
-from evalsig.cli.app import OutputFormat, app
+from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
-from evalsig.errors import DataError, EvalsigError
+from evalsig.data.readers.streams import open_error
+from evalsig.errors import DataError
 from evalsig.report.sequential import as_markdown, as_text, progress_line
 from evalsig.sequential import SequentialMonitor, SequentialResult
 
@@ -147,8 +148,8 @@ def monitor_command(
                 "report are not counted); the result so far follows.",
                 err=True,
             )
-    except EvalsigError as exc:
-        typer.echo(f"evalsig: error: {' '.join(str(exc).split())}", err=True)
+    except FAILURES as exc:
+        typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
         raise typer.Exit(DATA_ERROR) from None
     result = monitor.result()
     emit(
@@ -192,19 +193,23 @@ def _format(source: str, chosen: InputFormat) -> InputFormat:
 def _lines(source: str, *, follow: bool, timeout: float, poll: float) -> Iterator[tuple[int, str]]:
     """Numbered complete lines of ``source``; following a file, wait for more until timeout."""
     if source == "-":
-        stream: TextIO = sys.stdin
-        yield from enumerate(iter(stream.readline, ""), start=1)
+        number = 0
+        while line := _readline(sys.stdin, "standard input", number):
+            number += 1
+            yield number, line
         return
     path = Path(source)
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror or exc}).") from None
+        raise open_error(path, exc) from None
     with handle:
         number, pending, waited_since = 0, "", time.monotonic()
         while True:
-            chunk = handle.readline()
+            chunk = _readline(handle, str(path), number)
             if chunk:
+                if len(pending) > MAX_LINE:
+                    raise _long_line(str(path), number + 1)
                 pending += chunk
                 waited_since = time.monotonic()
                 if pending.endswith("\n") or not follow:
@@ -217,6 +222,31 @@ def _lines(source: str, *, follow: bool, timeout: float, poll: float) -> Iterato
                     yield number + 1, pending
                 return
             time.sleep(poll)
+
+
+MAX_LINE = 1 << 20
+"""The longest line read (1 MiB): longer means binary data or a missing line break."""
+
+
+def _long_line(source: str, number: int) -> DataError:
+    return DataError(
+        f"{source}: line {number}: longer than {MAX_LINE:,} characters with no line break; "
+        "is it a binary file?"
+    )
+
+
+def _readline(stream: TextIO, source: str, number: int) -> str:
+    """One line (at most MAX_LINE characters), or a one-line error for text that is not UTF-8."""
+    try:
+        line = stream.readline(MAX_LINE + 1)
+    except UnicodeDecodeError:
+        raise DataError(
+            f"{source}: not valid UTF-8 text at or shortly after line {number + 1}; re-save "
+            "it as UTF-8."
+        ) from None
+    if len(line) > MAX_LINE:
+        raise _long_line(source, number + 1)
+    return line
 
 
 def _rows(

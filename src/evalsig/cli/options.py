@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat
+from evalsig.cli.app import OutputFormat, fail
+from evalsig.cli.output import output_problem
 
 __all__ = [
     "ClusterColumn",
     "Format",
     "IdColumn",
     "InputFormat",
+    "LockTimeout",
     "Metric",
     "Output",
     "RunColumn",
     "ScoreColumn",
+    "Separator",
     "Task",
 ]
 
@@ -30,6 +34,32 @@ RunColumn = Annotated[
 ClusterColumn = Annotated[
     str | None, typer.Option("--cluster", help="Cluster column (subject, passage, source).")
 ]
+KeyColumn = Annotated[
+    str | None, typer.Option("--key", help="Content-key column (gold answer, target, hash).")
+]
+
+
+class OnMissing(str, Enum):
+    error = "error"
+    intersect = "intersect"
+
+
+class OnMismatch(str, Enum):
+    error = "error"
+    exclude = "exclude"
+    keep = "keep"
+
+
+MissingPolicy = Annotated[
+    OnMissing,
+    typer.Option(help="Items not in every input: error, or compare only the items all share."),
+]
+MismatchPolicy = Annotated[
+    OnMismatch,
+    typer.Option(
+        help="Items whose gold answer/target/hash differ between inputs: error, exclude or keep."
+    ),
+]
 InputFormat = Annotated[
     str, typer.Option("--input-format", help="Input format, or auto to detect it.")
 ]
@@ -38,7 +68,41 @@ Metric = Annotated[
     str | None, typer.Option(help="Metric: lm-eval metric, Inspect scorer, HELM stat.")
 ]
 Format = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
+LockTimeout = Annotated[
+    float,
+    typer.Option(
+        "--lock-timeout",
+        min=0,
+        metavar="SECONDS",
+        help="Wait this long for another process that has the --store open (one process "
+        "may write a store, or several read it, never both at once); 0: do not wait.",
+    ),
+]
+Separator = Annotated[
+    str | None,
+    typer.Option(
+        "--separator",
+        help="CSV field separator, e.g. ';' or '\\t' (default: the suffix's, or the one the "
+        "header line shows).",
+    ),
+]
+
+
+def _check_output(value: Path | None) -> Path | None:
+    """Refuse an unwritable --output before any work is done (one line, data-error code)."""
+    if value is not None:
+        problem = output_problem(value)
+        if problem is not None:
+            fail(problem)
+    return value
+
+
 Output = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Write the output to this file instead of stdout."),
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write the output to this file instead of stdout.",
+        callback=_check_output,
+    ),
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,10 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from evalsig.cli.app import OutputFormat
+from evalsig.cli.app import OutputFormat, fail, failure_line
 from evalsig.report.html import page
 
-__all__ = ["emit"]
+__all__ = ["emit", "output_problem"]
 
 Renderer = Callable[[Mapping[str, Any]], str]
 
@@ -38,7 +39,10 @@ def emit(
     else:
         rendered = text(result)
     if output is not None:
-        output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
+        try:
+            output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write the output: {failure_line(exc)}")
         typer.echo(f"wrote {output}", err=True)
         return
     if output_format is OutputFormat.text and style:
@@ -49,3 +53,30 @@ def emit(
             console.print(rest, markup=False)
     else:
         typer.echo(rendered)
+
+
+def output_problem(path: Path) -> str | None:
+    """Why ``--output`` cannot be written (checked before any work is done), or None.
+
+    A directory, a missing or non-folder parent, or no write permission; a device or pipe
+    (``-o /dev/stdout``) is allowed.
+    """
+    if path.is_dir():
+        return (
+            f"{path}: is a directory; give --output / -o a file name, e.g. {path / 'report.html'}."
+        )
+    parent = path.parent
+    if not parent.exists():
+        return (
+            f"{path}: the folder {parent} does not exist; create it first (mkdir -p "
+            f"{parent}) or write elsewhere."
+        )
+    if not parent.is_dir():
+        return f"{path}: {parent} is a file, not a folder; choose another --output / -o."
+    target = path if path.exists() else parent
+    if not os.access(target, os.W_OK):
+        return (
+            f"{path}: cannot be written (permission denied on {target}); choose another "
+            "--output / -o or fix the permissions."
+        )
+    return None

@@ -14,6 +14,11 @@ from evalsig.cli.options import (
     Format,
     IdColumn,
     InputFormat,
+    KeyColumn,
+    MismatchPolicy,
+    MissingPolicy,
+    OnMismatch,
+    OnMissing,
     Output,
     RunColumn,
     ScoreColumn,
@@ -168,7 +173,10 @@ def resolution_command(
     id_column: IdColumn = None,
     score_column: ScoreColumn = None,
     cluster_column: ClusterColumn = None,
+    key_column: KeyColumn = None,
     input_format: InputFormat = "auto",
+    on_missing: MissingPolicy = OnMissing.error,
+    on_mismatch: MismatchPolicy = OnMismatch.error,
     pairs: Annotated[
         Pairs, typer.Option(help="Adjacent pairs of the ranking, or all pairs.")
     ] = Pairs.adjacent,
@@ -193,7 +201,10 @@ def resolution_command(
             id_column=id_column,
             score_column=score_column,
             cluster_column=cluster_column,
+            key_column=key_column,
             format=input_format,
+            on_missing=on_missing.value,
+            on_mismatch=on_mismatch.value,
         )
         result = benchmark_resolution(
             scores,

@@ -37,6 +37,7 @@ def load(
     filter: str | None = None,
     split: str | None = None,
     skip_bad_lines: bool = False,
+    separator: str | None = None,
     format: str = "auto",
     name: str = "scores",
 ) -> ScoreTable:
@@ -74,6 +75,10 @@ def load(
         HELM split to use; needed only when the file holds several.
     skip_bad_lines : bool
         Skip malformed records instead of failing; the notes record how many and where.
+    separator : str, optional
+        CSV field separator (``';'``, ``'\\t'`` ...). By default the suffix's (``,`` or tab)
+        when the header line holds it, else the one of ``, ; tab |`` the header line shows
+        (noted), else an error asking for it.
     format : str
         Input format, or 'auto' to detect it.
     name : str
@@ -113,6 +118,7 @@ def load(
         filter=filter,
         split=split,
         skip_bad_lines=skip_bad_lines,
+        separator=separator,
         format=format,
         name=name,
     )
@@ -142,6 +148,7 @@ def load_tasks(
     filter: str | None = None,
     split: str | None = None,
     skip_bad_lines: bool = False,
+    separator: str | None = None,
     format: str = "auto",
     name: str = "scores",
 ) -> dict[str, ScoreTable]:
@@ -164,6 +171,7 @@ def load_tasks(
         filter=filter,
         split=split,
         skip_bad_lines=skip_bad_lines,
+        separator=separator,
     )
     if isinstance(data, ScoreTable):
         return {"": data}

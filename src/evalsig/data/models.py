@@ -1,24 +1,29 @@
 """Many models on one benchmark: a models x items matrix of per-item mean scores.
 
-Leaderboards and benchmark-level diagnostics compare every model with every other on the
-items both answered. Items are aligned by id; an item a model lacks is missing (NaN) for
-that model, never scored as wrong, and the matrix records how many each model lacks.
+Items are aligned by id, and the models must describe the same items, as for
+:func:`evalsig.compare`: an item some model lacks is an error unless
+``on_missing="intersect"`` (then every model keeps only the items all models have), and an
+item whose content key (gold answer, target, document hash) differs between two models is
+an error unless ``on_mismatch`` is "exclude" or "keep". An item a model lacks is never
+scored as wrong; the result records how many items each model had and lost.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from evalsig.data.agreement import check_policy, describe_mismatches, key_mismatches, shared_items
 from evalsig.data.build import factorize
 from evalsig.data.load import load, load_tasks
+from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.table import ScoreTable
-from evalsig.errors import DataError, examples
+from evalsig.errors import AlignmentError, DataError, examples
 
-__all__ = ["ModelScores", "load_models", "model_scores"]
+__all__ = ["ModelScores", "align_models", "load_models", "model_scores"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -38,6 +43,19 @@ class ModelScores:
     """``(N,)`` integer cluster of each item, or None."""
     cluster_labels: np.ndarray | None = None
     notes: tuple[str, ...] = ()
+    key_codes: np.ndarray | None = None
+    """``(M, N)`` code of each model's content key of each item (index into
+    ``key_labels``), -1 where the model gives none; None when no model has keys."""
+    key_labels: np.ndarray | None = None
+    n_input: np.ndarray | None = None
+    """``(M,)`` items each model had in its input, before :func:`align_models` dropped any
+    (None: not aligned yet; the items present)."""
+    n_mismatched: int = 0
+    """Items whose content keys differ between models (excluded or kept, as asked)."""
+    on_missing: str = "error"
+    """The ``on_missing`` that aligned the items (the one that dropped any)."""
+    on_mismatch: str = "error"
+    """The ``on_mismatch`` that handled differing content keys (if any)."""
 
     @property
     def n_models(self) -> int:
@@ -54,14 +72,46 @@ class ModelScores:
         return mask
 
     @property
+    def input_counts(self) -> np.ndarray:
+        """``(M,)`` items each model had in its input."""
+        if self.n_input is not None:
+            return self.n_input
+        counts: np.ndarray = self.present.sum(axis=1)
+        return counts
+
+    @property
     def means(self) -> np.ndarray:
         """``(M,)`` each model's score over the items it has."""
         means: np.ndarray = np.nanmean(self.scores, axis=1)
         return means
 
 
-def model_scores(tables: Mapping[str, ScoreTable], /) -> ModelScores:
-    """Stack per-model tables into one matrix aligned by item id (see :class:`ModelScores`)."""
+def model_scores(
+    tables: Mapping[str, ScoreTable],
+    /,
+    *,
+    on_missing: OnMissing = "error",
+    on_mismatch: OnMismatch = "error",
+) -> ModelScores:
+    """Stack per-model tables into one matrix aligned by item id (see :class:`ModelScores`).
+
+    Parameters
+    ----------
+    tables : mapping
+        ``{model name: ScoreTable}``, every table with item ids.
+    on_missing : {"error", "intersect"}
+        Items some models lack: an error naming them, or keep only the items every model
+        has (the notes give the drop per model).
+    on_mismatch : {"error", "exclude", "keep"}
+        Items whose content key differs between two models that have them: an error, drop
+        them for every model, or compare them anyway; the result records how many.
+
+    Raises
+    ------
+    AlignmentError
+        Models with different items or content keys (as :func:`evalsig.compare`).
+    """
+    check_policy(on_missing, on_mismatch)
     if len(tables) < 2:
         raise DataError(
             f"a benchmark view needs at least 2 models; got {len(tables)} "
@@ -78,12 +128,20 @@ def model_scores(tables: Mapping[str, ScoreTable], /) -> ModelScores:
     codes, ids = factorize(all_ids)
     scores = np.full((len(names), len(ids)), np.nan)
     clusters = np.full(len(ids), None, dtype=object)
+    keyed = any(t.keys is not None for t in tables.values())
+    key_codes = np.full((len(names), len(ids)), -1, dtype=np.int32) if keyed else None
+    key_index: dict[str, int] = {}
     start = 0
     by_note: dict[str, list[str]] = {}
     for row, (name, table) in enumerate(tables.items()):
         where = codes[start : start + table.n_items]
         start += table.n_items
         scores[row, where] = table.means
+        if key_codes is not None and table.keys is not None:
+            key_codes[row, where] = [
+                -1 if k is None else key_index.setdefault(str(k), len(key_index))
+                for k in table.keys.tolist()
+            ]
         if table.clusters is not None:
             known = clusters[where]
             clash = np.array(
@@ -102,13 +160,6 @@ def model_scores(tables: Mapping[str, ScoreTable], /) -> ModelScores:
         note if len(who) == len(names) else f"{', '.join(who)}: {note}"
         for note, who in by_note.items()
     ]
-    missing = np.isnan(scores).sum(axis=1)
-    for name, lacks in zip(names, missing, strict=True):
-        if lacks:
-            notes.append(
-                f"{name} lacks {int(lacks)} of {len(ids)} items; pairs with it use the "
-                "items both models have"
-            )
     cluster_codes = cluster_labels = None
     if any(t.clusters is not None for t in tables.values()):
         if any(c is None for c in clusters):
@@ -117,7 +168,11 @@ def model_scores(tables: Mapping[str, ScoreTable], /) -> ModelScores:
                 "column); give every model the cluster column or none."
             )
         cluster_codes, cluster_labels = factorize(clusters.astype(str))
-    return ModelScores(
+    key_labels = None
+    if key_codes is not None:
+        key_labels = np.empty(len(key_index), dtype=object)
+        key_labels[:] = list(key_index)
+    stacked = ModelScores(
         names=names,
         item_ids=ids,
         scores=scores,
@@ -126,6 +181,87 @@ def model_scores(tables: Mapping[str, ScoreTable], /) -> ModelScores:
         cluster_codes=cluster_codes,
         cluster_labels=cluster_labels,
         notes=tuple(notes),
+        key_codes=key_codes,
+        key_labels=key_labels,
+    )
+    return align_models(stacked, on_missing=on_missing, on_mismatch=on_mismatch)
+
+
+def align_models(
+    scores: ModelScores,
+    /,
+    *,
+    on_missing: OnMissing = "error",
+    on_mismatch: OnMismatch = "error",
+) -> ModelScores:
+    """Make every model describe the same items: the checks of :func:`model_scores`.
+
+    Items some model lacks are an error, or (``on_missing="intersect"``) dropped for every
+    model; items whose content keys differ between two models are an error, dropped for
+    every model (``"exclude"``) or kept (``"keep"``). The result has no missing scores,
+    records each model's input item count in ``n_input`` and the choices in its notes.
+    Aligning an aligned result changes nothing: the mismatches a "keep" accepted are no
+    longer counted as mismatches.
+
+    >>> s = ModelScores(names=("a", "b"), item_ids=np.array(["q1", "q2", "q3"]),
+    ...     scores=np.array([[1.0, 0.0, 1.0], [1.0, np.nan, 0.0]]), binary=True, n_runs=(1, 1))
+    >>> aligned = align_models(s, on_missing="intersect")
+    >>> aligned.item_ids.tolist(), aligned.n_input.tolist()
+    (['q1', 'q3'], [3, 2])
+    """
+    check_policy(on_missing, on_mismatch)
+    names, ids = scores.names, scores.item_ids
+    n_input = scores.input_counts
+    keep, note = shared_items(names, ids, scores.present, on_missing)
+    notes = list(scores.notes) + ([note] if note else [])
+    key_codes = None if scores.key_codes is None else scores.key_codes[:, keep]
+    n_mismatched = 0
+    if key_codes is not None and scores.key_labels is not None:
+        mismatched = key_mismatches(key_codes)
+        n_mismatched = int(mismatched.sum())
+        if n_mismatched:
+            what = describe_mismatches(names, ids[keep], key_codes, scores.key_labels, mismatched)
+            if on_mismatch == "error":
+                raise AlignmentError(
+                    f"{what}: the models did not all score the same thing (a revised answer "
+                    "key or dataset version?). Pass on_mismatch='exclude' (CLI: --on-mismatch "
+                    "exclude) to drop them for every model or 'keep' to compare anyway; the "
+                    "result records the choice."
+                )
+            if on_mismatch == "exclude":
+                notes.append(f"{what}; excluded them for every model (on_mismatch='exclude').")
+                keep, key_codes = keep[~mismatched], key_codes[:, ~mismatched]
+            else:
+                notes.append(f"{what}; compared them anyway (on_mismatch='keep').")
+                key_codes = key_codes.copy()
+                key_codes[:, mismatched] = -1  # accepted: a later alignment does not recount
+    if keep.size < 2:
+        raise DataError(
+            f"a paired comparison needs at least 2 items every model has; {keep.size} are "
+            f"left of {len(ids)} after dropping mismatched content keys."
+        )
+    aligned = scores.n_input is not None
+    dropped = keep.size < len(ids)
+    if aligned and not dropped and not n_mismatched:
+        return scores
+    cluster_codes, cluster_labels = scores.cluster_codes, scores.cluster_labels
+    if cluster_codes is not None:
+        used, cluster_codes = np.unique(cluster_codes[keep], return_inverse=True)
+        cluster_codes = np.asarray(cluster_codes, dtype=np.int64).reshape(-1)
+        cluster_labels = None if cluster_labels is None else cluster_labels[used]
+    return replace(
+        scores,
+        item_ids=ids[keep],
+        scores=scores.scores[:, keep],
+        cluster_codes=cluster_codes,
+        cluster_labels=cluster_labels,
+        notes=tuple(notes),
+        key_codes=key_codes,
+        n_input=np.asarray(n_input, dtype=np.int64),
+        n_mismatched=scores.n_mismatched + n_mismatched,
+        # an earlier alignment's choices stand unless this one had something to do
+        on_missing=on_missing if dropped or not aligned else scores.on_missing,
+        on_mismatch=on_mismatch if n_mismatched or not aligned else scores.on_mismatch,
     )
 
 
@@ -138,7 +274,10 @@ def load_models(
     score_column: str | None = None,
     run_column: str | None = None,
     cluster_column: str | None = None,
+    key_column: str | None = None,
     format: str = "auto",
+    on_missing: OnMissing = "error",
+    on_mismatch: OnMismatch = "error",
 ) -> ModelScores:
     """Read many models' per-item scores: a long table with a model column, or a mapping.
 
@@ -149,28 +288,27 @@ def load_models(
         mapping ``{model name: scores}`` with anything :func:`evalsig.load` accepts.
     model_column : str, default "model"
         The column naming the model of each row (long tables only).
+    id_column, score_column, run_column, cluster_column, key_column, format
+        As for :func:`evalsig.load`; a content-key column with a recognised name
+        (``gold``, ``target``, ``answer`` beside a prediction column ...) is used
+        unless ``key_column`` names another.
+    on_missing, on_mismatch
+        What to do with items some models lack, and with items whose content keys differ
+        between models (see :func:`model_scores`).
     """
+    check_policy(on_missing, on_mismatch)
+    columns: dict[str, Any] = {
+        "id_column": id_column,
+        "score_column": score_column,
+        "run_column": run_column,
+        "cluster_column": cluster_column,
+        "key_column": key_column,
+        "format": format,
+    }
     if isinstance(data, Mapping):
         tables = {
-            str(name): load(
-                scores,
-                name=str(name),
-                id_column=id_column,
-                score_column=score_column,
-                run_column=run_column,
-                cluster_column=cluster_column,
-                format=format,
-            )
-            for name, scores in data.items()
+            str(name): load(scores, name=str(name), **columns) for name, scores in data.items()
         }
     else:
-        tables = load_tasks(
-            data,
-            task_column=model_column,
-            id_column=id_column,
-            score_column=score_column,
-            run_column=run_column,
-            cluster_column=cluster_column,
-            format=format,
-        )
-    return model_scores(tables)
+        tables = load_tasks(data, task_column=model_column, **columns)
+    return model_scores(tables, on_missing=on_missing, on_mismatch=on_mismatch)

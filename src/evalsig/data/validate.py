@@ -16,6 +16,17 @@ Labeller = Callable[[np.ndarray], Sequence[object]]
 BLOCK = 1 << 16
 
 
+def _too_large(value: object) -> bool:
+    """Whether ``value`` is an integer past the range of a float."""
+    try:
+        float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return True
+    except (TypeError, ValueError):
+        return False
+    return False
+
+
 def numeric_array(values: object, *, what: str, label: Labeller) -> np.ndarray:
     """``values`` as a real numeric array, or a :class:`DataError` naming the bad entries.
 
@@ -37,9 +48,18 @@ def numeric_array(values: object, *, what: str, label: Labeller) -> np.ndarray:
             [not isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) for v in flat]
         )
         if bad.size == 0:
-            return array.astype(np.float64)
+            try:
+                return array.astype(np.float64)
+            except OverflowError:  # an integer beyond float range (JSON allows any size)
+                bad = np.flatnonzero([_too_large(v) for v in flat])
+                raise DataError(
+                    f"{what} has {bad.size} integer(s) too large for a floating-point number "
+                    f"(at {', '.join(map(str, label(bad[:3])))}); scores must be ordinary numbers."
+                ) from None
         where = label(bad)
-        pairs = ", ".join(f"{flat[b]!r} at {w}" for b, w in zip(bad[:3], where[:3], strict=False))
+        pairs = ", ".join(
+            f"{examples([flat[b]])} at {w}" for b, w in zip(bad[:3], where[:3], strict=False)
+        )
         raise DataError(
             f"{what} has {bad.size} non-numeric value(s): {pairs}{', ...' if bad.size > 3 else ''}"
             "; scores must be numbers (use 1/0 for correct/incorrect)."

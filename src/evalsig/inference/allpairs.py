@@ -12,6 +12,11 @@ so that for baseline b and candidate c on their shared items ``sum d = xm[c, b] 
 ``n01 = xm[c, b] - xx[b, c]`` and ``n10 = xm[b, c] - xx[b, c]``. Items are never revisited
 per pair; complete data need one product only. The sums add over blocks of items, which is
 how :mod:`evalsig.distributed` splits the work.
+
+Every tile's sums are exact (0/1 scores are integer counts; other scores go through the
+error-free products of :mod:`evalsig.inference._exact`), and tiles are added in a fixed
+order, so the result depends on the blocking (``item_block``, ``model_block``, passed
+explicitly) and never on which process, thread count or BLAS computed a tile.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
+
+from evalsig.errors import DataError
+from evalsig.inference._exact import LIMIT, gram, row_sums, times_counts
 
 __all__ = [
     "PairTests",
@@ -50,9 +58,11 @@ def cluster_groups(codes: np.ndarray | None, n_items: int) -> list[np.ndarray]:
 
 
 ITEM_BLOCK = 1 << 16
-"""Items per block of the pairwise sums (blocks are summed in a fixed order)."""
+"""Default items per block of the pairwise sums (blocks are summed in a fixed order)."""
 MODEL_BLOCK = 1024
-"""Models per tile side: tiles of at most MODEL_BLOCK x MODEL_BLOCK pairs."""
+"""Default models per tile side: tiles of at most MODEL_BLOCK x MODEL_BLOCK pairs."""
+MAX_ITEM_BLOCK = 1 << 24
+"""Largest item block: float32 counts of 0/1 scores are exact up to 2^24."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -77,6 +87,12 @@ def prepare(scores: np.ndarray, codes: np.ndarray | None = None, /) -> Prepared:
     complete = not bool(missing.any())
     x = scores if complete else np.where(missing, 0.0, scores)
     binary = bool(np.all((x == 0) | (x == 1)))
+    largest = float(np.max(np.abs(x), initial=0.0))
+    if not largest < LIMIT:
+        raise DataError(
+            f"scores reach {largest:.3g} in magnitude; the pairwise sums need scores below "
+            f"{LIMIT:.3g} (and finite). Rescale them (e.g. to their units' fraction)."
+        )
     dtype = np.float32 if binary and x.shape[1] < 1 << 24 else np.float64
     stops = np.cumsum([len(g) for g in groups])
     return Prepared(
@@ -87,15 +103,22 @@ def prepare(scores: np.ndarray, codes: np.ndarray | None = None, /) -> Prepared:
     )
 
 
-def pair_sums(scores: np.ndarray, codes: np.ndarray | None = None, /) -> np.ndarray:
+def pair_sums(
+    scores: np.ndarray,
+    codes: np.ndarray | None = None,
+    /,
+    *,
+    item_block: int = ITEM_BLOCK,
+    model_block: int = MODEL_BLOCK,
+) -> np.ndarray:
     """``(G, 4, M, M)``: n, xm, xx, qm of every cluster (G = 1 without clusters).
 
     ``scores`` is ``(M, N)`` with NaN where a model lacks an item. The work is split into
     the tiles of :func:`tiles` and summed in their order, the same order a distributed run
-    uses, so both give identical numbers.
+    with the same blocking uses, so both give identical numbers.
     """
     prepared = prepare(scores, codes)
-    tasks = tiles(prepared)
+    tasks = tiles(prepared, item_block=item_block, model_block=model_block)
     return assemble(scores.shape[0], tasks, [tile_sums(prepared, task) for task in tasks])
 
 
@@ -103,54 +126,69 @@ Tile = tuple[int, int, int, slice, slice]
 """(cluster, first item, end item, model rows, model columns)."""
 
 
-def tiles(prepared: Prepared) -> list[Tile]:
-    """The blocks of work: per cluster, per block of its items, per tile of model pairs."""
+def tiles(prepared: Prepared, *, item_block: int, model_block: int) -> list[Tile]:
+    """The blocks of work: per cluster, per block of its items, per tile of model pairs.
+
+    Each tile names its items and models, so a worker computes it from the tile alone.
+    """
+    for name, value, top in (
+        ("item_block", item_block, MAX_ITEM_BLOCK),
+        ("model_block", model_block, None),
+    ):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, np.integer))
+            or value < 1
+            or (top is not None and value > top)
+        ):
+            limit = f" and at most {top}" if top is not None else ""
+            raise DataError(f"`{name}` must be an integer of at least 1{limit}; got {value!r}.")
     n_models = prepared.x.shape[0]
-    sides = [slice(i, min(i + MODEL_BLOCK, n_models)) for i in range(0, n_models, MODEL_BLOCK)]
+    sides = [slice(i, min(i + model_block, n_models)) for i in range(0, n_models, model_block)]
     out: list[Tile] = []
     for g, (first, end) in enumerate(prepared.bounds):
-        for start in range(first, max(end, first + 1), ITEM_BLOCK):
-            stop = min(start + ITEM_BLOCK, end)
+        for start in range(first, max(end, first + 1), item_block):
+            stop = min(start + item_block, end)
             out.extend((g, start, stop, rows, cols) for rows in sides for cols in sides)
     return out
 
 
 def tile_sums(prepared: Prepared, task: Tile) -> np.ndarray:
-    """``(4, rows, cols)`` sums of one tile: n, xm, xx, qm (see the module docstring)."""
+    """``(4, rows, cols)`` sums of one tile: n, xm, xx, qm (see the module docstring).
+
+    Every entry is exact: 0/1 scores give integer counts (exact in float32 up to 2^24
+    items), other scores the error-free products of :mod:`evalsig.inference._exact`; so a
+    tile has the same bits in any process.
+    """
     _, start, stop, rows, cols = task
     x, p = prepared.x, prepared.present
     left = x[rows, start:stop]
-    right = left if rows == cols else x[cols, start:stop]
+    same = rows == cols
+    right = left if same else x[cols, start:stop]
     out = np.empty((4, left.shape[0], right.shape[0]))
-    out[2] = _product(left, right)  # one symmetric product on the diagonal tiles
+    if prepared.binary:
+        out[2] = left @ right.T
+        if p is None:
+            out[0] = stop - start
+            out[1] = left.sum(axis=1, dtype=np.float64)[:, None]
+        else:
+            p_right = p[cols, start:stop]
+            out[0] = p[rows, start:stop] @ p_right.T
+            out[1] = left @ p_right.T
+        out[3] = out[1]  # x^2 = x
+        return out
+    out[2] = gram(left, right, same=same)
+    square = left * left
     if p is None:
         out[0] = stop - start
-        out[1] = left.sum(axis=1, dtype=np.float64)[:, None]
-        square = left if prepared.binary else left.astype(np.float64) ** 2
-        out[3] = out[1] if prepared.binary else square.sum(axis=1)[:, None]
+        out[1] = row_sums(left)[:, None]
+        out[3] = row_sums(square)[:, None]
         return out
-    p_left, p_right = p[rows, start:stop], p[cols, start:stop]
-    out[0] = _product(p_left, p_right)
-    out[1] = _product(left, p_right)
-    out[3] = out[1] if prepared.binary else _product(left * left, p_right)
+    p_right = p[cols, start:stop]
+    out[0] = p[rows, start:stop] @ p_right.T
+    out[1] = times_counts(left, p_right.T, stop - start)
+    out[3] = times_counts(square, p_right.T, stop - start)
     return out
-
-
-def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """``left @ right.T`` through matrix-matrix BLAS only.
-
-    A one-row operand would send numpy to matrix-vector BLAS, whose summation order
-    depends on the number of BLAS threads; a duplicated row keeps the tile in gemm, whose
-    entries do not, so a tile gives the same bits in any process.
-    """
-    rows, cols = left.shape[0], right.shape[0]
-    if rows > 1 and cols > 1:
-        full: np.ndarray = left @ right.T
-        return full
-    a = np.repeat(left, 2, axis=0) if rows == 1 else left
-    b = np.repeat(right, 2, axis=0) if cols == 1 else right
-    product: np.ndarray = (a @ b.T)[:rows, :cols]
-    return product
 
 
 def assemble(n_models: int, tasks: list[Tile], parts: list[np.ndarray]) -> np.ndarray:

@@ -9,15 +9,16 @@ from typing import Any, Literal
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.models import ModelScores, load_models
-from evalsig.errors import DataError
+from evalsig.data.models import ModelScores, align_models, load_models
+from evalsig.data.paired import OnMismatch, OnMissing
+from evalsig.errors import DataError, examples
 from evalsig.inference._common import check_confidence_level
 from evalsig.inference.allpairs import PairTests, model_means, pair_tests
 from evalsig.inference.multiplicity import adjust
 from evalsig.leaderboard.ranking import rank_intervals, tie_groups
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
 
-__all__ = ["Leaderboard", "leaderboard", "leaderboard_from_tests"]
+__all__ = ["Leaderboard", "check_clusters", "leaderboard", "leaderboard_from_tests"]
 
 Correction = Literal["holm", "bh"]
 
@@ -31,7 +32,9 @@ class Leaderboard:
     means: np.ndarray
     """``(M,)`` scores in ranking order."""
     n_items: np.ndarray
-    """``(M,)`` items each model answered."""
+    """``(M,)`` items each model was compared on (the same for every model of one task)."""
+    n_input: np.ndarray
+    """``(M,)`` items each model had in its input, before items were dropped."""
     difference: np.ndarray
     """``(M, M)``: row model minus column model on their shared items."""
     pvalue: np.ndarray
@@ -53,7 +56,16 @@ class Leaderboard:
     bootstrap_high: np.ndarray | None = None
     """Marginal percentile bootstrap rank intervals, when asked for."""
     n_resamples: int = 0
+    seed: int | None = None
+    """Entropy of the bootstrap's SeedSequence: ``rng=seed`` reproduces the result (None
+    without a bootstrap)."""
     confidence_level: float = 0.95
+    on_missing: str = "error"
+    """How items some models lack were handled: 'error' (none lacked any) or 'intersect'."""
+    on_mismatch: str = "error"
+    """How items with differing content keys were handled: 'error' (none), 'exclude', 'keep'."""
+    n_mismatched: int = 0
+    """Items whose content keys differ between models (excluded or kept, as asked)."""
     task: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -71,6 +83,14 @@ class Leaderboard:
         """Adjacent pairs that differ significantly after correction."""
         idx = np.arange(self.n_models - 1)
         return int(np.sum(self.p_adjusted[idx, idx + 1] <= self.alpha))
+
+    def _no_seed(self) -> str:
+        if not self.n_resamples:
+            return "no bootstrap"
+        return (
+            "the bootstrap's SeedSequence has no single integer seed (spawned, or a list of "
+            "integers); keep that SeedSequence to reproduce the result"
+        )
 
     def group_of(self, model: str) -> int:
         """1-based tie group of a model."""
@@ -96,6 +116,7 @@ class Leaderboard:
                 "model": name,
                 "score": float(self.means[k]),
                 "n_items": int(self.n_items[k]),
+                "n_input": int(self.n_input[k]),
                 "group": self.group_of(name),
                 "rank_low": int(self.rank_low[k]),
                 "rank_high": int(self.rank_high[k]),
@@ -143,11 +164,15 @@ class Leaderboard:
             "n_separated_adjacent": self.n_separated_adjacent,
             "n_unresolved_adjacent": self.n_unresolved_adjacent,
             "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "on_missing": self.on_missing,
+            "on_mismatch": self.on_mismatch,
+            "n_mismatched": self.n_mismatched,
             "difference": matrix(self.difference, "difference"),
             "pvalue": matrix(self.pvalue, "pvalue"),
             "p_adjusted": matrix(self.p_adjusted, "p_adjusted"),
             "notes": list(self.notes),
-            "nulls": nulls,
+            "nulls": nulls | ({} if self.seed is not None else {"seed": self._no_seed()}),
         }
 
     def __str__(self) -> str:
@@ -176,6 +201,9 @@ def leaderboard(
     id_column: str | None = None,
     score_column: str | None = None,
     cluster_column: str | None = None,
+    key_column: str | None = None,
+    on_missing: OnMissing = "error",
+    on_mismatch: OnMismatch = "error",
     executor: Any = None,
 ) -> Leaderboard:
     """Rank models on one task with every pairwise paired test, tie groups and rank intervals.
@@ -196,15 +224,32 @@ def leaderboard(
         Bootstrap resamples (of items, or of clusters when there are clusters) for
         marginal percentile rank intervals at ``confidence_level``.
     rng : int or SeedSequence, optional
-        Seed of the bootstrap.
+        Seed of the bootstrap. When None, a seed is drawn from the operating system's
+        entropy and recorded as ``seed`` in the result: ``rng=result.seed`` reproduces it.
+    model_column, id_column, score_column, cluster_column, key_column : str, optional
+        Columns of a long table (see :func:`evalsig.data.load_models`).
+    on_missing : {"error", "intersect"}
+        Items some models lack: an error naming them, or rank and test every model on the
+        items all models have (the notes give the items dropped per model).
+    on_mismatch : {"error", "exclude", "keep"}
+        Items whose content key (gold answer, target, document hash) differs between two
+        models: an error, drop them for every model, or compare them anyway.
     executor : evalsig.distributed.Executor, optional
         Runs the pairwise sums and the bootstrap on a Dask cluster, with identical results.
+
+    Raises
+    ------
+    AlignmentError
+        Models with different items or content keys, unless ``on_missing`` /
+        ``on_mismatch`` say what to do with them.
+    DataError
+        Bad options; a single cluster (a cluster-robust test needs at least 2).
 
     Notes
     -----
     Each pair uses the test :func:`evalsig.compare` would choose (clusters: CR2; one run of
-    0/1 scores: McNemar; otherwise the paired t-test on per-item means), on the items both
-    models answered; the sufficient statistics of all pairs come from matrix products
+    0/1 scores: McNemar; otherwise the paired t-test on per-item means), on the same
+    items for every pair; the sufficient statistics of all pairs come from matrix products
     (:mod:`evalsig.inference.allpairs`).
 
     Examples
@@ -225,8 +270,9 @@ def leaderboard(
         raise DataError(f"`correction` must be 'holm' or 'bh'; got {correction!r}.")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
         raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
+    seed = _seed_sequence(rng)
     scores = (
-        data
+        align_models(data, on_missing=on_missing, on_mismatch=on_mismatch)
         if isinstance(data, ModelScores)
         else load_models(
             data,
@@ -234,8 +280,12 @@ def leaderboard(
             id_column=id_column,
             score_column=score_column,
             cluster_column=cluster_column,
+            key_column=key_column,
+            on_missing=on_missing,
+            on_mismatch=on_mismatch,
         )
     )
+    check_clusters(scores, task)
     run = executor or local()
     sums = run.pair_sums(scores.scores, scores.cluster_codes)
     m = scores.n_models
@@ -245,29 +295,73 @@ def leaderboard(
     means = model_means(sums.sum(axis=0))
     notes = list(scores.notes)
     boot = None
+    recorded = None
     if n_resamples:
-        seed = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(rng)
+        recorded = _recorded_seed(seed)  # before spawning children changes it
         unit_sums, unit_counts = _units(scores)
         boot = run.bootstrap_ranks(unit_sums, unit_counts, n_resamples=n_resamples, seed=seed)
         notes.append(
             f"bootstrap rank intervals: {n_resamples:,} resamples of "
             + ("clusters" if clustered else "items")
             + f", marginal {100 * level:g}% percentile intervals"
+            + ("" if recorded is None else f" (seed {recorded})")
         )
     return leaderboard_from_tests(
         names=scores.names,
         means=means,
         n_items=scores.present.sum(axis=1),
+        n_input=scores.input_counts,
         tests=tests,
         binary=scores.binary and not clustered,
         correction=correction,
         alpha=alpha,
         power=power,
         boot=boot,
+        seed=recorded,
         confidence_level=level,
         task=task,
         notes=tuple(notes),
+        on_missing=scores.on_missing,
+        on_mismatch=scores.on_mismatch,
+        n_mismatched=scores.n_mismatched,
     )
+
+
+def check_clusters(scores: ModelScores, task: str | None) -> None:
+    """One cluster leaves no between-cluster variance: a cluster-robust test is impossible."""
+    labels = scores.cluster_labels
+    if scores.cluster_codes is None or np.unique(scores.cluster_codes).size >= 2:
+        return
+    name = "" if labels is None or not len(labels) else f" ({examples(labels[:1])})"
+    where = f" of task {task!r}" if task else ""
+    raise DataError(
+        f"the {scores.n_items} compared items{where} are all in one cluster{name}; a "
+        "cluster-robust test needs at least 2 clusters (and about 30 for reliable results) "
+        "to estimate the between-cluster variance. Use a cluster column with several "
+        "labels (subject, passage, source), or leave the cluster column out if the items "
+        "are independent."
+    )
+
+
+def _seed_sequence(rng: object) -> np.random.SeedSequence:
+    """The bootstrap's SeedSequence; a fresh one (from OS entropy) when ``rng`` is None."""
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if rng is None:
+        return np.random.SeedSequence(np.random.SeedSequence().entropy)
+    if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0:
+        raise DataError(
+            f"`rng` must be a non-negative integer seed, a numpy.random.SeedSequence or None; "
+            f"got {rng!r}."
+        )
+    return np.random.SeedSequence(int(rng))
+
+
+def _recorded_seed(seed: np.random.SeedSequence) -> int | None:
+    """The integer that rebuilds ``seed``, or None when none does (spawned, list entropy)."""
+    if seed.spawn_key or seed.n_children_spawned or not isinstance(seed.entropy, int):
+        return None
+    return int(seed.entropy)
 
 
 def leaderboard_from_tests(
@@ -275,15 +369,20 @@ def leaderboard_from_tests(
     names: tuple[str, ...],
     means: np.ndarray,
     n_items: np.ndarray,
+    n_input: np.ndarray | None = None,
     tests: PairTests,
     binary: bool,
     correction: Correction,
     alpha: float,
     power: float,
     boot: np.ndarray | None,
+    seed: int | None = None,
     confidence_level: float,
     task: str | None,
     notes: tuple[str, ...],
+    on_missing: str = "error",
+    on_mismatch: str = "error",
+    n_mismatched: int = 0,
 ) -> Leaderboard:
     """Assemble a :class:`Leaderboard` from the tests of pairs ``(b, a)``, ``a < b``.
 
@@ -323,6 +422,7 @@ def leaderboard_from_tests(
         models=tuple(names[i] for i in order),
         means=means[order],
         n_items=np.asarray(n_items)[order],
+        n_input=np.asarray(n_items if n_input is None else n_input)[order],
         difference=diff,
         pvalue=pv,
         p_adjusted=adj,
@@ -336,7 +436,11 @@ def leaderboard_from_tests(
         bootstrap_low=boot_low,
         bootstrap_high=boot_high,
         n_resamples=0 if boot is None else boot.shape[1],
+        seed=None if boot is None else seed,
         confidence_level=confidence_level,
+        on_missing=on_missing,
+        on_mismatch=on_mismatch,
+        n_mismatched=n_mismatched,
         task=task,
         notes=tuple(extra),
     )

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
+from evalsig.inference._exact import times_counts
+
 __all__ = ["bootstrap_ranks", "rank_intervals", "tie_groups"]
 
 
@@ -81,11 +83,17 @@ def bootstrap_ranks(
 def ranks_of_chunk(
     sums: np.ndarray, counts: np.ndarray, units: int, size: int, seed: np.random.SeedSequence
 ) -> np.ndarray:
-    """Ranks (1 = best, ties share the best rank) in ``size`` resamples of one chunk."""
+    """Ranks (1 = best, ties share the best rank) in ``size`` resamples of one chunk.
+
+    The weighted totals are exact (integer scores and counts directly, other scores by
+    error-free products), so a chunk ranks the same in any process.
+    """
     rng = np.random.default_rng(seed)
     w = rng.multinomial(units, np.full(units, 1.0 / units), size=size).T.astype(np.float64)
+    whole = bool(np.all(sums == np.rint(sums))) and float(np.abs(sums).max(initial=0)) < 2**26
+    totals = sums @ w if whole and units < 2**26 else times_counts(sums, w, units)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = (sums @ w) / (counts @ w)
+        means = totals / (counts @ w)
     means = np.where(np.isnan(means), -np.inf, means)  # a model with no drawn items ranks last
     ranks: np.ndarray = stats.rankdata(-means, method="min", axis=0).astype(np.int64)
     return ranks

@@ -10,10 +10,17 @@ import numpy as np
 from scipy import stats
 
 from evalsig._json import SCHEMA_VERSION
-from evalsig.data.models import ModelScores
+from evalsig.data.models import ModelScores, align_models
+from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.errors import DataError, examples
 from evalsig.inference.allpairs import PairTests, model_means, pair_tests
-from evalsig.leaderboard.board import Correction, Leaderboard, leaderboard, leaderboard_from_tests
+from evalsig.leaderboard.board import (
+    Correction,
+    Leaderboard,
+    check_clusters,
+    leaderboard,
+    leaderboard_from_tests,
+)
 
 __all__ = ["TaskLeaderboards", "leaderboard_tasks"]
 
@@ -51,9 +58,15 @@ def leaderboard_tasks(
     correction: Correction = "holm",
     alpha: float = 0.05,
     power: float = 0.8,
+    on_missing: OnMissing = "error",
+    on_mismatch: OnMismatch = "error",
     executor: Any = None,
 ) -> TaskLeaderboards:
     """Per-task leaderboards and their aggregate: the unweighted mean score over tasks.
+
+    ``on_missing`` and ``on_mismatch`` apply to each task's items as in
+    :func:`evalsig.leaderboard.leaderboard`: within a task, every model is compared on the
+    same items.
 
     Notes
     -----
@@ -76,9 +89,22 @@ def leaderboard_tasks(
                 f"task {task!r} does not have the same models as the others (differs in "
                 f"{examples(missing)}); an aggregate needs every model on every task."
             )
+    tasks = {
+        task: align_models(scores, on_missing=on_missing, on_mismatch=on_mismatch)
+        for task, scores in tasks.items()
+    }
+    for task, scores in tasks.items():
+        check_clusters(scores, task)
     boards = {
         task: leaderboard(
-            scores, task=task, correction=correction, alpha=alpha, power=power, executor=executor
+            scores,
+            task=task,
+            correction=correction,
+            alpha=alpha,
+            power=power,
+            on_missing=on_missing,
+            on_mismatch=on_mismatch,
+            executor=executor,
         )
         for task, scores in tasks.items()
     }
@@ -88,6 +114,7 @@ def leaderboard_tasks(
     variance = np.zeros(len(a_idx))
     means = np.zeros(m)
     n_items = np.zeros(m, dtype=np.int64)
+    n_input = np.zeros(m, dtype=np.int64)
     run = executor or local()
     for scores in tasks.values():
         order = [scores.names.index(name) for name in names]  # align models by name
@@ -98,6 +125,7 @@ def leaderboard_tasks(
         variance += tests.se**2
         means += model_means(sums.sum(axis=0))
         n_items += scores.present[order].sum(axis=1)
+        n_input += scores.input_counts[order]
     t = len(tasks)
     estimate, se = estimate / t, np.sqrt(variance) / t
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -117,6 +145,7 @@ def leaderboard_tasks(
         names=tuple(names),
         means=means / t,
         n_items=n_items,
+        n_input=n_input,
         tests=combined,
         binary=False,
         correction=correction,
@@ -126,5 +155,8 @@ def leaderboard_tasks(
         confidence_level=0.95,
         task=f"mean over {t} tasks",
         notes=(f"aggregate of {', '.join(tasks)}: unweighted mean of per-task scores",),
+        on_missing=on_missing,
+        on_mismatch=on_mismatch,
+        n_mismatched=sum(scores.n_mismatched for scores in tasks.values()),
     )
     return TaskLeaderboards(tasks=boards, aggregate=aggregate)

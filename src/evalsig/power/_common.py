@@ -11,6 +11,7 @@ from evalsig.inference._common import Alternative, check_alternative
 
 __all__ = [
     "check_alpha",
+    "check_effect",
     "check_n",
     "check_power",
     "check_rates",
@@ -47,6 +48,17 @@ def check_n(n: object, *, name: str = "n", minimum: float = 1.0) -> float:
         raise DataError(
             f"`{name}` must be a finite number of at least {minimum:g}; got {n!r}. "
             "Pass the number of items."
+        )
+    return value
+
+
+def check_effect(effect: object, *, name: str = "effect") -> float:
+    """A finite difference on the score scale (0.01 is 1 point of accuracy)."""
+    value = _number(effect)
+    if not math.isfinite(value):
+        raise DataError(
+            f"`{name}` must be a finite difference on the score scale (0.01 is 1 point); "
+            f"got {effect!r}."
         )
     return value
 

@@ -21,7 +21,14 @@ from evalsig._json import SCHEMA_VERSION
 from evalsig.data.paired import PairedScores
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
-from evalsig.power._common import check_alpha, check_n, check_power, check_runs, sided_alpha
+from evalsig.power._common import (
+    check_alpha,
+    check_effect,
+    check_n,
+    check_power,
+    check_runs,
+    sided_alpha,
+)
 from evalsig.power.results import SampleSize
 
 __all__ = [
@@ -63,7 +70,7 @@ def paired_t_power(
     sd = _check_sd(sd, "sd")
     alpha = check_alpha(alpha)
     alternative = check_alternative(alternative)
-    return _power(size, float(effect), sd, alpha, alternative)
+    return _power(size, check_effect(effect), sd, alpha, alternative)
 
 
 def paired_t_sample_size(
@@ -88,7 +95,7 @@ def paired_t_sample_size(
     sd = _check_sd(sd, "sd")
     alpha, power = check_alpha(alpha), check_power(power)
     alternative = check_alternative(alternative)
-    effect = float(effect)
+    effect = check_effect(effect)
     directed = {"greater": effect, "less": -effect}.get(alternative, abs(effect))
 
     def result(n: float, n_items: int | None, achieved: float | None, note: str = "") -> SampleSize:
@@ -106,7 +113,7 @@ def paired_t_sample_size(
             notes=(note,) if note else (),
         )
 
-    if not math.isfinite(effect) or directed <= 0 or sd == 0.0:
+    if directed <= 0 or sd == 0.0:
         if sd == 0.0 and directed > 0:
             return result(2.0, 2, 1.0, "zero variance: any difference is detected")
         note = (
@@ -301,7 +308,7 @@ def runs_tradeoff(
         return paired_t_sample_size(effect, sd, alpha=alpha, power=power, alternative=alternative).n
 
     return RunsTradeoff(
-        effect=float(effect),
+        effect=check_effect(effect),
         sd_between=between,
         sd_within=within,
         runs=chosen,

@@ -15,7 +15,7 @@ __all__ = ["HEADER", "as_markdown", "as_text", "rows", "summary", "tasks_markdow
 
 Result = Mapping[str, Any]
 
-HEADER = ("rank", "model", "score", "tie group", "rank interval", "items")
+HEADER = ("rank", "model", "score", "tie group", "rank interval", "items compared (of input)")
 
 
 def _percent(r: Result) -> bool:
@@ -44,10 +44,36 @@ def rows(r: Result) -> list[list[str]]:
             _score(r, row["score"]),
             str(row["group"]),
             _interval(row),
-            f"{row['n_items']:,}",
+            _items(row),
         ]
         for row in r["rows"]
     ]
+
+
+def _items(row: Mapping[str, Any]) -> str:
+    """'12,032', or '10,294 of 12,032' when items were dropped."""
+    compared, given = row["n_items"], row.get("n_input", row["n_items"])
+    return f"{compared:,}" if compared == given else f"{compared:,} of {given:,}"
+
+
+def _span(values: list[int]) -> str:
+    return f"{values[0]:,}" if len(values) == 1 else f"{values[0]:,}-{values[-1]:,}"
+
+
+def _coverage(r: Result) -> str:
+    """How many items were compared, of how many each model had, and why any were left out."""
+    compared = sorted({row["n_items"] for row in r["rows"]})
+    given = sorted({row.get("n_input", row["n_items"]) for row in r["rows"]})
+    text = f"Items compared: {_span(compared)} per model"
+    if given != compared:
+        text += f", of {_span(given)} in the inputs"
+        if r.get("on_missing") == "intersect":
+            text += " (on_missing='intersect': only the items every model has)"
+    mismatched = r.get("n_mismatched", 0)
+    if mismatched:
+        how = {"exclude": "excluded", "keep": "compared anyway"}.get(r.get("on_mismatch", ""), "")
+        text += f"; {mismatched:,} with differing content keys {how}".rstrip()
+    return text + "."
 
 
 def summary(r: Result) -> list[str]:
@@ -59,15 +85,24 @@ def summary(r: Result) -> list[str]:
         "cluster": "cluster-robust (CR2) tests",
         "aggregate": "z-tests of the mean over tasks",
     }.get(r["method"], r["method"])
-    return [
+    lines = [
         f"{m} models, {r['n_pairs']:,} pairs compared with {test}, {r['correction']} "
         f"correction at alpha = {r['alpha']:g}.",
+        _coverage(r),
         f"{len(r['groups'])} tie groups; {r['n_separated_adjacent']} of {adjacent} adjacent "
         f"pairs differ significantly, {r['n_unresolved_adjacent']} of {adjacent} are below the "
         "benchmark's resolution (q < 1).",
         "Rank intervals hold for all models at once"
         + (" (Holm)." if r["correction"] == "holm" else " only under FWER control; BH gives FDR."),
     ]
+    if r.get("n_resamples"):
+        seed = r.get("seed")
+        lines.append(
+            f"Bootstrap: {r['n_resamples']:,} resamples, seed {seed} (rng= / --seed reproduces it)."
+            if seed is not None
+            else f"Bootstrap: {r['n_resamples']:,} resamples (no integer seed to record)."
+        )
+    return lines
 
 
 def as_text(r: Result) -> str:

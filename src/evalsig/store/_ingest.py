@@ -1,15 +1,17 @@
 """Reading one source for the results store: tasks, metrics, model names, columns.
 
-Private to :mod:`evalsig.store`: the store's SQL lives in :mod:`evalsig.store.duckdb_store`,
-everything that happens before it (reading through the readers, choosing what to store,
-validating it as :func:`evalsig.load` does, naming the models) lives here.
+Private to :mod:`evalsig.store`: the store's SQL lives in :mod:`evalsig.store.duckdb_store`
+and :mod:`evalsig.store._write`; everything that happens before it (reading through the
+readers, choosing what to store, validating it as :func:`evalsig.load` does, naming the
+models) lives here.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +30,7 @@ from evalsig.data.readers.collect import (
     VALUE,
     Collector,
 )
+from evalsig.data.readers.streams import check_file
 from evalsig.errors import DataError, examples
 from evalsig.store.naming import ModelName, Naming, harness_model
 
@@ -41,6 +44,7 @@ __all__ = [
     "conflict_error",
     "describe_origins",
     "digest",
+    "ingest_options",
     "model_names",
     "parts",
     "rows_of",
@@ -61,6 +65,41 @@ class Spec:
     run_label: str | None
     format: str
     replace: bool
+
+
+_NOT_OPTIONS = ("max_decompressed_bytes",)
+"""Read options that change whether a file can be read, never what is read from it."""
+
+
+def ingest_options(spec: Spec) -> str:
+    """How the files of an ingest are read, as canonical JSON (stored with each source).
+
+    Two ingests of one content with equal options store the same rows, so the second is
+    skipped unread. ``replace`` is not an option of the reading.
+
+    Examples
+    --------
+    >>> spec = Spec(options=ReadOptions(where=(("b", "2"), ("a", "1"))), model="m",
+    ...             model_column=None, task="t", run_label=None, format="auto", replace=True)
+    >>> ingest_options(spec)[:60]
+    '{"answer_column":null,"cluster_column":null,"filter":null,"f'
+    >>> '"where":[["a","1"],["b","2"]]' in ingest_options(spec)
+    True
+    """
+    read: dict[str, Any] = {
+        f.name: getattr(spec.options, f.name)
+        for f in fields(spec.options)
+        if f.name not in _NOT_OPTIONS
+    }
+    read["where"] = sorted(map(list, spec.options.where))
+    read.update(
+        model=spec.model,
+        model_column=spec.model_column,
+        ingest_task=spec.task,
+        run_label=spec.run_label,
+        format=spec.format,
+    )
+    return json.dumps(read, sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(slots=True)
@@ -254,6 +293,7 @@ def digest(path: Path) -> tuple[str, Literal["file", "directory"]]:
                 digest.update(file.stat().st_size.to_bytes(8, "little"))
                 _feed(digest, file)
             return digest.hexdigest(), "directory"
+        check_file(path)  # a pipe or device (/dev/zero) would block or never end
         _feed(digest, path)
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc}).") from None

@@ -3,11 +3,22 @@
 :meth:`ResultsStore.ingest` reads result files with the same readers as every other
 command (so the same checks apply: NaN scores, duplicate rows, clashing clusters or
 content keys are errors) and keeps every observation, each run of each item, with its
-cluster label and content key. A path whose content (SHA-256) is already stored is skipped
-and reported, never loaded twice; a different file claiming scores the store already holds
-for the same model, task, metric, item and run is refused, naming both files, unless it
-is meant to replace them (``replace=True``). :meth:`ResultsStore.model_scores` gives a
-task's models x items matrix without re-reading any file.
+cluster label and content key. Nothing is loaded twice: a path whose content (SHA-256) is
+already stored for the same model, task, metric and filter is skipped and reported. The
+same content given for another model or task is stored for it, with a warning when the
+scores are identical. A different file claiming scores the store already holds for the
+same model, task, metric, item and run is refused, naming both files, unless it is meant
+to replace them (``replace=True``). :meth:`ResultsStore.model_scores` gives a task's
+models x items matrix without re-reading any file.
+
+Concurrent use
+--------------
+DuckDB locks the file for as long as a store is open: one process may have it open to
+write (an ingest), or any number of processes to read (``read_only=True``: store-info,
+leaderboard), never both at once. Opening a store that another process holds waits, with
+backoff, up to ``lock_timeout`` seconds for it, then raises
+:class:`~evalsig.errors.StoreLockedError`. Every ingest is one transaction: a failure or
+a crash part-way stores nothing of it.
 
 Schema
 ------
@@ -15,8 +26,9 @@ Schema
     One row per model and task name.
 ``items(task_id, item_id, name)``
     Item ids are per task; ``item_id`` numbers a task's items in order of first appearance.
-``sources(source_id, path, sha256, kind, format, ingested_at, n_rows)``
-    One row per ingested file or directory; ``sha256`` is unique; ``ingested_at`` is UTC.
+``sources(source_id, path, sha256, kind, format, ingested_at, n_rows, ingest_options)``
+    One row per ingested file or directory; ``ingested_at`` is UTC; ``ingest_options`` is
+    how it was read (model, task, columns ...) as JSON, NULL for a version 1 store's sources.
 ``source_parts(source_id, model_id, task_id, metric, filter_name, model_origin, n_rows, notes)``
     What each source holds: per model, task, metric and lm-eval filter, how the model name
     was determined and the reader's notes.
@@ -26,7 +38,7 @@ cluster, content_key)``
     that order, so per-item sums are bit-for-bit those of reading the files); ``run`` is
     the run label ('' when the file has none); ``filter_name`` is '' without a filter.
 ``evalsig_store(key, value)``
-    The schema version.
+    The schema version (see :mod:`evalsig.store._schema` for versions and migration).
 """
 
 from __future__ import annotations
@@ -35,30 +47,21 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from evalsig.data.models import ModelScores, model_scores
-from evalsig.data.readers import ReadOptions, _expand, collect
+from evalsig.data.paired import OnMismatch, OnMissing
+from evalsig.data.readers import ReadOptions, _expand
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError, examples
 from evalsig.progress import report
-from evalsig.store._ingest import (
-    Spec,
-    check_arguments,
-    check_model_source,
-    conflict_error,
-    describe_origins,
-    model_names,
-    parts,
-    rows_of,
-)
-from evalsig.store._ingest import digest as source_digest
+from evalsig.store._ingest import Spec, check_arguments, ingest_options
+from evalsig.store._lock import DEFAULT_LOCK_TIMEOUT, check_lock_timeout, connect
 from evalsig.store._read import choose, rebuild, what
+from evalsig.store._schema import SCHEMA_VERSION, check_schema
+from evalsig.store._write import Writer
 from evalsig.store.results import (
     IngestReport,
     SourceReport,
@@ -70,42 +73,10 @@ from evalsig.store.results import (
 if TYPE_CHECKING:
     import duckdb
 
-__all__ = ["SCHEMA_VERSION", "ResultsStore"]
-
-SCHEMA_VERSION = 1
-"""Version of the store's tables (a store of another version is refused, not migrated)."""
-
-_SCHEMA = (
-    "CREATE TABLE evalsig_store (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
-    "CREATE SEQUENCE model_ids START 1",
-    "CREATE SEQUENCE task_ids START 1",
-    "CREATE SEQUENCE source_ids START 1",
-    "CREATE TABLE models (model_id INTEGER PRIMARY KEY, name VARCHAR NOT NULL UNIQUE)",
-    "CREATE TABLE tasks (task_id INTEGER PRIMARY KEY, name VARCHAR NOT NULL UNIQUE)",
-    """CREATE TABLE items (
-        task_id INTEGER NOT NULL, item_id INTEGER NOT NULL, name VARCHAR NOT NULL,
-        PRIMARY KEY (task_id, item_id), UNIQUE (task_id, name))""",
-    """CREATE TABLE sources (
-        source_id INTEGER PRIMARY KEY, path VARCHAR NOT NULL, sha256 VARCHAR NOT NULL UNIQUE,
-        kind VARCHAR NOT NULL, format VARCHAR NOT NULL, ingested_at TIMESTAMP NOT NULL,
-        n_rows BIGINT NOT NULL)""",
-    """CREATE TABLE source_parts (
-        source_id INTEGER NOT NULL, model_id INTEGER NOT NULL, task_id INTEGER NOT NULL,
-        metric VARCHAR NOT NULL, filter_name VARCHAR NOT NULL, model_origin VARCHAR NOT NULL,
-        n_rows BIGINT NOT NULL, notes VARCHAR[] NOT NULL,
-        PRIMARY KEY (source_id, model_id, task_id, metric, filter_name))""",
-    """CREATE TABLE scores (
-        source_id INTEGER NOT NULL, seq BIGINT NOT NULL, model_id INTEGER NOT NULL,
-        task_id INTEGER NOT NULL, metric VARCHAR NOT NULL, filter_name VARCHAR NOT NULL,
-        item_id INTEGER NOT NULL, run VARCHAR NOT NULL, score DOUBLE NOT NULL,
-        cluster VARCHAR, content_key VARCHAR)""",
-)
+__all__ = ["DEFAULT_LOCK_TIMEOUT", "SCHEMA_VERSION", "ResultsStore"]
 
 MIN_DUCKDB = (1, 2)
 """The oldest duckdb that takes a dict of numpy arrays as a table without pandas."""
-
-_NEW = "evalsig_new_scores"
-"""The name under which a source's rows are shown to DuckDB while they are inserted."""
 
 
 def _duckdb() -> Any:
@@ -135,15 +106,27 @@ class ResultsStore:
         The database file; created (with its tables) when it does not exist, unless
         ``read_only``.
     read_only : bool
-        Open for reading only (several processes may read one store at once; only one
-        may write).
+        Open for reading only. Any number of processes may read one store at once; only
+        one may have it open to write, and then no other may read it.
+    lock_timeout : float
+        Seconds to wait, retrying with backoff, while another process holds the store
+        (default 30); 0 does not wait.
 
     Raises
     ------
+    StoreLockedError
+        Another process held the store for longer than ``lock_timeout``.
     DataError
         duckdb is not installed; the file is not a DuckDB database or not an evalsig store
-        (or one of another schema version); it is locked by another process; a read-only
-        store does not exist.
+        (or one of a schema version this evalsig does not read); a read-only store does not
+        exist.
+
+    Notes
+    -----
+    The store stays locked from opening until :meth:`close` (or the end of a ``with``
+    block): close it as soon as you are done, so that other processes can open it. A store
+    written by an older evalsig (schema version 1) is read as it is, and migrated to the
+    current version, in one transaction, when opened to write.
 
     Examples
     --------
@@ -160,12 +143,20 @@ class ResultsStore:
     (('small', 'large'), [0.5, 0.75])
     """
 
-    __slots__ = ("_closed", "_con", "path", "read_only")
+    __slots__ = ("_closed", "_con", "lock_timeout", "path", "read_only")
 
-    def __init__(self, path: str | os.PathLike[str], /, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        /,
+        *,
+        read_only: bool = False,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
         _duckdb()  # fail early, with the install hint, when duckdb is missing
         self.path = Path(path)
         self.read_only = read_only
+        self.lock_timeout = check_lock_timeout(lock_timeout)
         self._con: duckdb.DuckDBPyConnection | None = None
         self._closed = False
         if self.path.exists():
@@ -177,14 +168,12 @@ class ResultsStore:
             )
 
     def _open(self) -> None:
-        """Connect (creating the file and its tables if needed) and check the schema."""
-        ddb = _duckdb()
+        """Connect (waiting for another process's lock), create or check the tables."""
+        self._con = connect(
+            _duckdb(), self.path, read_only=self.read_only, lock_timeout=self.lock_timeout
+        )
         try:
-            self._con = ddb.connect(str(self.path), read_only=self.read_only)
-        except ddb.Error as exc:
-            raise DataError(f"{self.path}: cannot open the results store ({exc}).") from None
-        try:
-            self._check_schema()
+            check_schema(self._con, self.path, read_only=self.read_only)
         except BaseException:
             self.close()
             raise
@@ -199,32 +188,6 @@ class ResultsStore:
                 f"evalsig ingest PATH... --store {self.path}."
             )
         return self._con
-
-    def _check_schema(self) -> None:
-        tables = {row[0] for row in self._db.execute("SHOW TABLES").fetchall()}
-        if "evalsig_store" not in tables:
-            if tables:
-                raise DataError(
-                    f"{self.path}: a DuckDB database that is not an evalsig results store "
-                    f"(it has tables {examples(sorted(tables))}); choose another file."
-                )
-            if self.read_only:
-                raise DataError(f"{self.path}: an empty database, not an evalsig results store.")
-            self._db.begin()
-            for statement in _SCHEMA:
-                self._db.execute(statement)
-            self._db.execute(
-                "INSERT INTO evalsig_store VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
-            )
-            self._db.commit()
-            return
-        row = self._first("SELECT value FROM evalsig_store WHERE key = 'schema_version'")
-        if row is None or row[0] != str(SCHEMA_VERSION):
-            raise DataError(
-                f"{self.path}: a results store of schema version "
-                f"{None if row is None else row[0]!r}; this evalsig reads version "
-                f"{SCHEMA_VERSION}. Re-ingest the files into a new store."
-            )
 
     def close(self) -> None:
         """Close the database (further calls fail)."""
@@ -274,7 +237,7 @@ class ResultsStore:
         format: str = "auto",
         replace: bool = False,
     ) -> IngestReport:
-        """Read result files once and store every observation; skip content already stored.
+        """Read result files once and store every observation; skip what is already stored.
 
         Parameters
         ----------
@@ -304,24 +267,37 @@ class ResultsStore:
             run is stored as ``run_label`` or ``run_label/<its run>``.
         replace : bool
             When a file holds scores the store already has from another file (same model,
-            task, metric, item and run), drop that file's scores of that model and task
-            and store the new ones, instead of failing.
+            task, metric, item and run), drop that file's scores of that model, task,
+            metric and filter and store the new ones, instead of failing. A file whose
+            content is already stored for the same model and task is read again (e.g. with
+            another ``cluster_column``) and replaces its stored copy, instead of being
+            skipped.
 
         Returns
         -------
         IngestReport
             Per path: ingested (scores, models, tasks, how model names were found, what it
-            replaced) or skipped (the stored source with the same content).
+            replaced, warnings) or skipped (the stored source with the same content).
 
         Raises
         ------
         DataError
             Invalid data (as :func:`evalsig.load`), a file whose model cannot be named,
-            a file claiming scores another file already stored. Nothing is stored then:
-            an ingest is one transaction.
+            a file claiming scores another file already stored, a file that changed while
+            it was read. Nothing is stored then: an ingest is one transaction.
+        StoreLockedError
+            The store did not exist when opened, and another process created and held it
+            for longer than ``lock_timeout``.
 
         Notes
         -----
+        What is already stored is decided per path, model, task, metric and filter. A path
+        whose content (SHA-256) was stored before with the same options is skipped unread.
+        Otherwise it is read, and each model, task, metric and filter that the same content
+        already stored is skipped (so reading a file again for one more metric stores just
+        that metric); what is left is stored. The same content stored for another model or
+        task is reported as a warning when the scores are identical.
+
         Model names come from ``model_name`` in lm-evaluation-harness's
         ``results_<datetime>.json`` beside the samples files (or ``config.model_args``),
         Inspect's ``eval.model``, HELM's ``adapter_spec.model`` in ``run_spec.json`` (or
@@ -364,11 +340,12 @@ class ResultsStore:
         if self._con is None and not self._closed:
             self._open()
         reports: list[SourceReport] = []
-        seen: dict[str, str] = {}
+        options = ingest_options(spec)
+        writer = Writer(self._db, self.path)
         self._db.begin()
         try:
             for number, path in enumerate(files, start=1):
-                reports.append(self._ingest_one(path, spec, seen))
+                reports.append(writer.ingest_one(path, spec, options))
                 report("ingesting result files", number, len(files))
             self._db.commit()
         except BaseException:
@@ -393,164 +370,6 @@ class ResultsStore:
     def _count(self, table: str) -> int:
         row = self._first(f"SELECT count(*) FROM {table}")
         return 0 if row is None else int(row[0])
-
-    def _ingest_one(self, path: Path, spec: Spec, seen: dict[str, str]) -> SourceReport:
-        digest, kind = source_digest(path)
-        stored = self._first("SELECT path FROM sources WHERE sha256 = ?", [digest])
-        duplicate = seen.get(digest) if stored is None else str(stored[0])
-        if duplicate is not None:
-            return SourceReport(
-                path=str(path),
-                sha256=digest,
-                kind=kind,
-                format="",
-                status="skipped",
-                n_rows=0,
-                duplicate_of=duplicate,
-            )
-        seen[digest] = str(path)
-        collector = collect(path, spec.options, format=spec.format)
-        reader = collector.formats[0]
-        check_model_source(path, reader, spec)
-        found = parts(collector, path, spec)
-        names = model_names(path, reader, spec, found)
-        rows = rows_of(found, names, spec)
-        model_ids = self._ids("models", "model_ids", "model_id", rows.models)
-        task_ids = self._ids("tasks", "task_ids", "task_id", rows.tasks)
-        frame = {
-            "seq": np.arange(rows.n_rows, dtype=np.int64),
-            "model_id": model_ids[rows.model_codes],
-            "task_id": task_ids[rows.task_codes],
-            "metric": rows.metric,
-            "filter_name": rows.filter,
-            "item": rows.item,
-            "run": rows.run,
-            "score": rows.score,
-            "cluster": rows.cluster,
-            "content_key": rows.key,
-        }
-        self._db.register(_NEW, frame)
-        try:
-            self._add_items()
-            replaced = self._conflicts(path, spec.replace)
-            source_id = self._next("source_ids")
-            self._db.execute(
-                f"""INSERT INTO scores
-                SELECT ?, n.seq, n.model_id, n.task_id, n.metric, n.filter_name, i.item_id,
-                       n.run, n.score, n.cluster, n.content_key
-                FROM {_NEW} n JOIN items i ON i.task_id = n.task_id AND i.name = n.item""",
-                [source_id],
-            )
-        finally:
-            self._db.unregister(_NEW)
-        now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-        self._db.execute(
-            "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?::TIMESTAMP, ?)",
-            [source_id, str(path), digest, kind, reader, now, rows.n_rows],
-        )
-        model_index = {name: int(i) for name, i in zip(rows.models, model_ids, strict=True)}
-        task_index = {name: int(i) for name, i in zip(rows.tasks, task_ids, strict=True)}
-        for part in rows.parts:
-            self._db.execute(
-                "INSERT INTO source_parts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    source_id,
-                    model_index[part.model],
-                    task_index[part.task],
-                    part.metric,
-                    part.filter or "",
-                    part.origin,
-                    part.n_rows,
-                    list(part.notes),
-                ],
-            )
-        return SourceReport(
-            path=str(path),
-            sha256=digest,
-            kind=kind,
-            format=reader,
-            status="ingested",
-            n_rows=rows.n_rows,
-            models=tuple(rows.models),
-            tasks=tuple(rows.tasks),
-            model_origins=describe_origins(rows.parts),
-            replaced=tuple(replaced),
-            notes=tuple(dict.fromkeys(n for p in rows.parts for n in p.notes)),
-        )
-
-    def _ids(self, table: str, sequence: str, column: str, names: list[str]) -> np.ndarray:
-        """The ids of ``names`` in ``models`` or ``tasks``, adding the new names."""
-        ids = np.empty(len(names), dtype=np.int32)
-        for i, name in enumerate(names):
-            row = self._first(f"SELECT {column} FROM {table} WHERE name = ?", [name])
-            if row is None:
-                row = self._first(
-                    f"INSERT INTO {table} VALUES (nextval('{sequence}'), ?) RETURNING {column}",
-                    [name],
-                )
-            if row is None:  # pragma: no cover - INSERT ... RETURNING returns the row
-                raise DataError(f"{self.path}: could not add {name!r} to {table}.")
-            ids[i] = int(row[0])
-        return ids
-
-    def _next(self, sequence: str) -> int:
-        row = self._first(f"SELECT nextval('{sequence}')")
-        if row is None:  # pragma: no cover
-            raise DataError(f"{self.path}: the sequence {sequence} gave no value.")
-        return int(row[0])
-
-    def _add_items(self) -> None:
-        """Number the new items of each task after its known ones, in order of appearance."""
-        self._db.execute(
-            f"""INSERT INTO items
-            SELECT n.task_id,
-                   coalesce(top.last, -1) + row_number() OVER (
-                       PARTITION BY n.task_id ORDER BY n.first),
-                   n.item
-            FROM (SELECT task_id, item, min(seq) AS first FROM {_NEW} GROUP BY task_id, item) n
-            LEFT JOIN (SELECT task_id, max(item_id) AS last FROM items GROUP BY task_id) top
-                ON top.task_id = n.task_id
-            WHERE NOT EXISTS (
-                SELECT 1 FROM items i WHERE i.task_id = n.task_id AND i.name = n.item)"""
-        )
-
-    def _conflicts(self, path: Path, replace: bool) -> list[str]:
-        """Refuse (or, with ``replace``, drop) stored scores the new rows also claim."""
-        clashes = self._db.execute(
-            f"""SELECT s.source_id, any_value(src.path), s.model_id, any_value(m.name),
-                       s.task_id, any_value(t.name), count(*),
-                       arg_min(i.name, i.item_id), arg_min(s.run, i.item_id)
-            FROM {_NEW} n
-            JOIN items i ON i.task_id = n.task_id AND i.name = n.item
-            JOIN scores s ON s.model_id = n.model_id AND s.task_id = n.task_id
-                AND s.item_id = i.item_id AND s.metric = n.metric
-                AND s.filter_name = n.filter_name AND s.run = n.run
-            JOIN sources src ON src.source_id = s.source_id
-            JOIN models m ON m.model_id = s.model_id
-            JOIN tasks t ON t.task_id = s.task_id
-            GROUP BY s.source_id, s.model_id, s.task_id
-            ORDER BY s.source_id, s.model_id, s.task_id"""
-        ).fetchall()
-        if not clashes:
-            return []
-        if not replace:
-            raise conflict_error(path, clashes)
-        replaced: list[str] = []
-        for source_id, old, model_id, model, task_id, task, *_ in clashes:
-            key = [source_id, model_id, task_id]
-            where = "source_id = ? AND model_id = ? AND task_id = ?"
-            dropped = self._first(f"SELECT count(*) FROM scores WHERE {where}", key)
-            self._db.execute(f"DELETE FROM scores WHERE {where}", key)
-            self._db.execute(f"DELETE FROM source_parts WHERE {where}", key)
-            n = 0 if dropped is None else int(dropped[0])
-            self._db.execute(
-                "UPDATE sources SET n_rows = n_rows - ? WHERE source_id = ?", [n, source_id]
-            )
-            replaced.append(f"{n:,} scores of model {model!r} on task {task!r} from {old}")
-        self._db.execute(
-            "DELETE FROM sources WHERE source_id NOT IN (SELECT source_id FROM source_parts)"
-        )
-        return replaced
 
     # --- reading --------------------------------------------------------------------------
 
@@ -667,6 +486,8 @@ class ResultsStore:
         metric: str | None = None,
         filter: str | None = None,
         models: Sequence[str] | None = None,
+        on_missing: OnMissing = "error",
+        on_mismatch: OnMismatch = "error",
     ) -> ModelScores:
         """The models x items matrix of ``task``, as :func:`evalsig.data.models.model_scores`.
 
@@ -680,6 +501,9 @@ class ResultsStore:
             The models, in this order; by default every model with scores for the metric,
             in the order first stored (models of the task without that metric are named
             in the notes).
+        on_missing, on_mismatch : str
+            Items some models lack, and items whose stored content keys differ between
+            models (see :func:`evalsig.data.models.model_scores`).
 
         Returns
         -------
@@ -725,7 +549,7 @@ class ResultsStore:
                     "metric."
                 )
         tables = rebuild(self._db, self.path, task, task_id, chosen_metric, chosen_filter, wanted)
-        scores = model_scores(tables)
+        scores = model_scores(tables, on_missing=on_missing, on_mismatch=on_mismatch)
         return replace(scores, notes=scores.notes + tuple(notes)) if notes else scores
 
     def _task_id(self, task: str) -> int:

@@ -30,6 +30,12 @@ class SourceReport:
     """For a skipped path: the stored source with the same content."""
     replaced: tuple[str, ...] = ()
     """Stored scores this path replaced (with ``replace=True``)."""
+    already_stored: tuple[str, ...] = ()
+    """Parts of an ingested path (model, task, metric) that its content had already stored,
+    and that were skipped."""
+    warnings: tuple[str, ...] = ()
+    """What deserves a second look: scores identical to another model's or task's from the
+    same content; a skipped path that was read with other options than its stored copy."""
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +51,8 @@ class SourceReport:
             "model_origins": list(self.model_origins),
             "duplicate_of": self.duplicate_of,
             "replaced": list(self.replaced),
+            "already_stored": list(self.already_stored),
+            "warnings": list(self.warnings),
             "notes": list(self.notes),
         }
 
@@ -109,6 +117,8 @@ class IngestReport:
             lines.append(source.line())
             lines += [f"          {origin}" for origin in source.model_origins]
             lines += [f"          replaced {what}" for what in source.replaced]
+            lines += [f"          {what}" for what in source.already_stored]
+            lines += [f"          warning: {what}" for what in source.warnings]
         lines.append(self.summary())
         return "\n".join(lines)
 
@@ -119,9 +129,14 @@ class IngestReport:
             f"<td>{html.escape(', '.join(s.tasks))}</td></tr>"
             for s in self.sources
         )
+        warnings = "".join(
+            f"<p>warning: {html.escape(s.path)}: {html.escape(w)}</p>"
+            for s in self.sources
+            for w in s.warnings
+        )
         return (
             "<table><tr><th>status</th><th>path</th><th>scores</th><th>models</th>"
-            f"<th>tasks</th></tr>{cells}</table><p>{html.escape(self.summary())}</p>"
+            f"<th>tasks</th></tr>{cells}</table>{warnings}<p>{html.escape(self.summary())}</p>"
         )
 
 

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
 from evalsig.data.readers.base import Reader, ReadOptions
 from evalsig.data.readers.collect import Collector, Description, TaskDescription
+from evalsig.data.readers.delimited import CSV
 from evalsig.data.readers.every_eval_ever import EVERY_EVAL_EVER
 from evalsig.data.readers.helm import HELM
 from evalsig.data.readers.inspect_ai import INSPECT
 from evalsig.data.readers.lm_eval import LM_EVAL
 from evalsig.data.readers.openai_evals import OPENAI_EVALS
-from evalsig.data.readers.tabular import CSV, JSON, JSONL, PARQUET
+from evalsig.data.readers.streams import check_file, open_error
+from evalsig.data.readers.tabular import JSON, JSONL, PARQUET
 from evalsig.data.table import ScoreTable
 from evalsig.errors import FormatError
 from evalsig.progress import report
@@ -68,11 +71,13 @@ for _reader in (
 def _head(path: Path) -> bytes:
     if path.is_dir():
         return b""
+    if check_file(path).st_size == 0:
+        raise FormatError(f"{path}: the file is empty (0 bytes); was it written completely?")
     try:
         with open(path, "rb") as f:
             return f.read(HEAD_BYTES)
     except OSError as exc:
-        raise FormatError(f"{path}: cannot open ({exc.strerror or exc}).") from None
+        raise open_error(path, exc) from None
 
 
 def _pick(path: Path, format: str) -> Reader:
@@ -131,9 +136,36 @@ def collect(
     for number, path in enumerate(files, start=1):
         reader = _pick(path, format)
         out.start_file(str(path), reader.name)
-        reader.read(path, options, out)
+        with unreadable_as_format_error(path):
+            reader.read(path, options, out)
         report("reading result files", number, len(files))
     return out
+
+
+@contextmanager
+def unreadable_as_format_error(path: Path) -> Iterator[None]:
+    """Failures below the readers' own checks, as a FormatError naming ``path``.
+
+    The readers turn what they expect into clear errors; this catches what is left: an
+    I/O error mid-read, text that is not UTF-8 where a reader did not look, values nested
+    deeper than Python's recursion limit, memory running out.
+    """
+    try:
+        yield
+    except OSError as exc:
+        raise open_error(path, exc) from None
+    except UnicodeDecodeError:
+        raise FormatError(f"{path}: not valid UTF-8 text; re-save it as UTF-8.") from None
+    except RecursionError:
+        raise FormatError(
+            f"{path}: holds values nested too deeply to process (JSON objects or lists "
+            "inside one another hundreds of levels deep); flatten the records."
+        ) from None
+    except MemoryError:
+        raise FormatError(
+            f"{path}: ran out of memory while reading it; free memory, or split the file "
+            "(a JSON document is read whole: JSON Lines or CSV are read line by line)."
+        ) from None
 
 
 def read_tables(

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.base import ReadOptions, read_bytes
 from evalsig.data.readers.collect import Collector, nested
-from evalsig.data.readers.tabular import binary, loads
+from evalsig.data.readers.tabular import loads
 from evalsig.errors import DataError, FormatError
 
 __all__ = ["ALPACA_EVAL"]
@@ -36,19 +36,19 @@ class _AlpacaEvalReader:
         return path.suffix == ".json" and b'"preference"' in head and b'"generator_2"' in head
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
-        with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
-            try:
-                records = loads(binary(f).read())
-            except ValueError as exc:
-                raise FormatError(f"{path}: not valid JSON ({exc}).") from None
+        data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
+        try:
+            records = loads(data)
+        except ValueError as exc:
+            raise FormatError(f"{path}: not valid JSON ({exc}).") from None
         if not isinstance(records, list) or not records:
             raise FormatError(f"{path}: expected a non-empty JSON list of annotations.")
-        models = {r.get("generator_2") for r in records if isinstance(r, Mapping)}
+        models = {str(r.get("generator_2")) for r in records if isinstance(r, Mapping)}
         wanted = dict(options.where)
         if len(models) > 1 and "generator_2" not in wanted:
             raise DataError(
                 f"{path}: holds annotations of {len(models)} models "
-                f"({', '.join(sorted(map(str, models))[:5])}); choose one with "
+                f"({', '.join(sorted(models)[:5])}); choose one with "
                 "where={'generator_2': ...} (CLI: --where generator_2=NAME)."
             )
         out.names.update({"id": "instruction", "score": "preference - 1"})
@@ -73,7 +73,7 @@ class _AlpacaEvalReader:
         preference = record.get("preference")
         try:
             value = float(preference) - 1.0  # type: ignore[arg-type]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             out.bad(position, f"'preference' is {preference!r}, not a number in [1, 2].")
             return
         if not 0.0 <= value <= 1.0:

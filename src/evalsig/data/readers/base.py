@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol, cast
+from typing import IO, TYPE_CHECKING, Protocol
 
+from evalsig.data.readers.streams import GZIP_MAGIC, GzipStream, check_file, default_cap, open_error
 from evalsig.errors import FormatError
 
 if TYPE_CHECKING:
@@ -20,11 +20,9 @@ __all__ = [
     "ReadOptions",
     "Reader",
     "open_text",
+    "read_bytes",
     "resolve_columns",
 ]
-
-MAX_DECOMPRESSED_BYTES = 8 * 2**30
-"""Default cap on the bytes a compressed file may expand to (stops decompression bombs)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,7 +55,11 @@ class ReadOptions:
     """HELM split (test, valid)."""
     skip_bad_lines: bool = False
     """Skip malformed records instead of failing; the result records how many."""
-    max_decompressed_bytes: int = MAX_DECOMPRESSED_BYTES
+    max_decompressed_bytes: int = field(default_factory=default_cap)
+    """Cap on the bytes compressed data may expand to (gzip files, zip members): 1 GiB,
+    or the environment variable ``EVALSIG_MAX_DECOMPRESSED`` (e.g. ``4G``) when set."""
+    separator: str | None = None
+    """CSV field separator; None: the suffix's (',' or tab), or one sniffed from the header."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,50 +135,53 @@ def resolve_columns(available: Sequence[str], options: ReadOptions, *, source: s
     return Columns(id_col, score_col, run_col, cluster_col, note)
 
 
-class _CappedReader(io.RawIOBase):
-    """A binary stream that fails once more than ``limit`` bytes have been read."""
-
-    def __init__(self, raw: IO[bytes], limit: int, source: str) -> None:
-        self._raw = raw
-        self._left = limit
-        self._limit = limit
-        self._source = source
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        view = memoryview(buffer)
-        data = self._raw.read(min(len(view), self._left + 1))
-        if len(data) > self._left:
-            raise FormatError(
-                f"{self._source}: expands to more than {self._limit:,} bytes when decompressed; "
-                "refusing to read further (a corrupt or malicious archive?). Decompress it "
-                "yourself if it is genuine."
-            )
-        self._left -= len(data)
-        view[: len(data)] = data
-        return len(data)
+def _open(
+    path: Path, max_decompressed_bytes: int
+) -> tuple[io.BufferedReader, io.BufferedReader | GzipStream]:
+    """The raw file and its (decompressed) content: gzip by its suffix or its signature."""
+    check_file(path)
+    try:
+        raw = open(path, "rb")  # noqa: SIM115 - the caller closes it
+    except OSError as exc:
+        raise open_error(path, exc) from None
+    try:
+        if path.suffix == ".gz" or raw.peek(2)[:2] == GZIP_MAGIC:
+            return raw, GzipStream(raw, max_decompressed_bytes, str(path))
+    except BaseException:
+        raw.close()
+        raise
+    return raw, raw
 
 
 @contextmanager
 def open_text(path: Path, *, max_decompressed_bytes: int) -> Iterator[IO[str]]:
-    """Open a (possibly gzip-compressed) UTF-8 text file, capping the decompressed size."""
-    source = str(path)
+    """Open a UTF-8 text file, gzip-compressed or not, capping the decompressed size.
+
+    Gzip data are recognised by the ``.gz`` suffix or by their signature, and decompressed
+    in bounded steps (see :mod:`evalsig.data.readers.streams`); ``binary(text)`` is the
+    byte stream underneath, for fast parsing of bytes.
+    """
+    raw, content = _open(path, max_decompressed_bytes)
     try:
-        raw: IO[bytes] = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise FormatError(f"{source}: cannot open ({exc.strerror or exc}).") from None
-    try:
-        if path.suffix == ".gz":
-            stream: IO[bytes] = io.BufferedReader(
-                _CappedReader(
-                    cast(IO[bytes], gzip.GzipFile(fileobj=raw)), max_decompressed_bytes, source
-                )
-            )
-        else:
-            stream = raw
+        stream = (
+            io.BufferedReader(content, buffer_size=1 << 18)
+            if isinstance(content, GzipStream)
+            else content
+        )
         yield io.TextIOWrapper(stream, encoding="utf-8", errors="strict", newline="")
+    except OSError as exc:
+        raise open_error(path, exc) from None
+    finally:
+        raw.close()
+
+
+def read_bytes(path: Path, *, max_decompressed_bytes: int) -> bytes | bytearray:
+    """A whole file's bytes (decompressed when gzip, under the cap), for JSON documents."""
+    raw, content = _open(path, max_decompressed_bytes)
+    try:
+        return content.read_all() if isinstance(content, GzipStream) else content.read()
+    except OSError as exc:
+        raise open_error(path, exc) from None
     finally:
         raw.close()
 

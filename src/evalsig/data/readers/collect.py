@@ -160,7 +160,14 @@ class Collector:
             group = by_task.get(row[TASK])
             if group is not None:
                 group.append(row)
-        return {name: self._table(rows, name) for name, rows in by_task.items()}
+        try:
+            return {name: self._table(rows, name) for name, rows in by_task.items()}
+        except RecursionError:  # str() or repr() of a value nested hundreds of levels deep
+            raise FormatError(
+                f"{self._source()}: an item id, score, run, cluster or key is nested too "
+                "deeply (lists or objects inside one another hundreds of levels deep); "
+                "these must be plain values: flatten them."
+            ) from None
 
     def select(
         self, *, task: str, metric: str | None = None, filter: str | None = None
@@ -221,18 +228,28 @@ class Collector:
 
     def describe(self) -> Description:
         """Tasks, metrics, filters, items and runs found, without choosing any."""
+        try:
+            return self._describe()
+        except RecursionError:  # str() of an item id nested hundreds of levels deep
+            raise FormatError(
+                f"{self._source()}: an item id is nested too deeply (lists or objects inside "
+                "one another hundreds of levels deep); ids must be plain values."
+            ) from None
+
+    def _describe(self) -> Description:
         described = []
         for name in self.task_names():
             rows = [row for row in self.rows if row[TASK] == name]
-            per_item: Counter[tuple[object, str, str | None]] = Counter(
-                (row[ITEM], row[METRIC], row[FILTER]) for row in rows
+            # items are told apart by their text, as tables do (a JSON list id is allowed)
+            per_item: Counter[tuple[str, str, str | None]] = Counter(
+                (str(row[ITEM]), row[METRIC], row[FILTER]) for row in rows
             )
             counts = list(per_item.values()) or [0]
             values = [row[VALUE] for row in rows]
             described.append(
                 TaskDescription(
                     name=name,
-                    n_items=len({row[ITEM] for row in rows}),
+                    n_items=len({item for item, _, _ in per_item}),
                     n_observations=len(rows),
                     runs=(min(counts), max(counts)),
                     metrics=tuple(sorted({row[METRIC] for row in rows})),

@@ -79,7 +79,8 @@ class _EveryEvalEverReader:
         added = False
         for metric in ("score", "is_correct"):
             value = evaluation.get(metric)
-            if isinstance(value, (int, float)):  # a bool is 0/1
+            if isinstance(value, float) or (isinstance(value, int) and abs(value) < 2**1023):
+                # a bool is 0/1; an integer past float range is not a score
                 out.add(task, item, float(value), position=position, metric=metric,
                         cluster=cluster, key=key)  # fmt: skip
                 added = True

@@ -56,9 +56,9 @@ from typing import Any
 
 import orjson
 
-from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.base import ReadOptions, read_bytes
 from evalsig.data.readers.collect import Collector
-from evalsig.data.readers.tabular import binary, loads
+from evalsig.data.readers.tabular import loads
 from evalsig.errors import DataError, FormatError, examples
 
 __all__ = ["HELM", "task_name"]
@@ -117,8 +117,7 @@ def _runs(path: Path) -> list[Path]:
 
 
 def _read_json(path: Path, options: ReadOptions) -> Any:
-    with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as text:
-        data = binary(text).read()
+    data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
     try:
         return loads(data)
     except json.JSONDecodeError as exc:
@@ -213,7 +212,13 @@ def _perturbed(instance: object, perturbation: object, run: _Run) -> tuple[objec
     name = perturbation.get("name") if isinstance(perturbation, dict) else None
     if not isinstance(name, str) or not name:
         return instance, ""
-    described = orjson.dumps(perturbation, option=orjson.OPT_SORT_KEYS)
+    try:
+        described = orjson.dumps(perturbation, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError as exc:  # nested past 255 levels, or a huge integer
+        raise FormatError(
+            f"{run.label}: perturbation {name!r} cannot be compared with others ({exc}); "
+            "is the file damaged?"
+        ) from None
     if run.perturbations.setdefault(name, described) != described:
         raise FormatError(
             f"{run.label}: two perturbations are named {name!r} "

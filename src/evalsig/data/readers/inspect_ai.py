@@ -35,13 +35,14 @@ import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any
 
 import orjson
 
 from evalsig.data.readers.archive import Archive, TooLarge
-from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.base import ReadOptions, read_bytes
 from evalsig.data.readers.collect import Collector, nested
+from evalsig.data.readers.streams import raise_cap_hint
 from evalsig.data.readers.tabular import loads
 from evalsig.errors import FormatError
 
@@ -279,8 +280,8 @@ class _Members:
             raise FormatError(
                 f"{path}: member {name!r} would take the archive's decompressed size past "
                 f"the {self.cap:,}-byte cap ({self.used:,} bytes read before it); refusing to "
-                "read further (a corrupt or malicious archive?). If the log is genuine, raise "
-                "ReadOptions.max_decompressed_bytes."
+                "read further (a corrupt or malicious archive?). If the log is genuine, "
+                f"{raise_cap_hint(self.cap)}."
             ) from None
         self.used += len(data)
         try:
@@ -297,15 +298,7 @@ def _sample_order(name: str) -> tuple[int, str]:
 
 def _read_eval(path: Path, options: ReadOptions, out: Collector) -> None:
     source = str(path)
-    try:
-        archive = Archive.open(path)
-    except FormatError as exc:
-        if "unsafe path" in str(exc):
-            raise
-        raise FormatError(
-            f"{source}: not a readable .eval log: the zip archive is truncated or corrupt."
-        ) from exc
-    with archive:
+    with Archive.open(path, kind=".eval log") as archive:
         members = archive.members
         reader = _Members(archive, options.max_decompressed_bytes)
         header_name = "header.json" if "header.json" in members else "_journal/start.json"
@@ -328,8 +321,7 @@ def _read_eval(path: Path, options: ReadOptions, out: Collector) -> None:
 
 def _read_json(path: Path, options: ReadOptions, out: Collector) -> None:
     source = str(path)
-    with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as text:
-        data = cast(TextIO, text).buffer.read()
+    data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
     try:
         document = loads(data)
     except (ValueError, RecursionError) as exc:

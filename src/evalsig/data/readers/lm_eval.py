@@ -114,6 +114,10 @@ class _LmEvalReader:
                     continue
                 key = record.get(key_field)
                 key = None if key is None else str(key)
+                kept = record.get("filter")
+                if kept is not None and type(kept) is not str:
+                    out.bad(position, f"'filter' is {kept!r}, not a filter name (a string).")
+                    continue
                 for metric in metrics:
                     value = record.get(metric)
                     if not _number(value):
@@ -128,7 +132,7 @@ class _LmEvalReader:
                             "evalsig.inference.bootstrap(statistic=...)."
                         )
                     emit(  # a Collector row: see collect.TASK ... POSITION
-                        (task, record["doc_id"], float(value), metric, record.get("filter"),
+                        (task, record["doc_id"], float(value), metric, kept,
                          None, label, key, file_no, position)
                     )  # fmt: skip
         if corpus:
@@ -146,7 +150,11 @@ def _metric_names(record: Mapping[str, Any]) -> list[str]:
 
 
 def _number(value: object) -> TypeGuard[float]:
-    return isinstance(value, (int, float))  # bool is an int: 0/1
+    """A JSON number evalsig can use (bool is an int: 0/1; not an integer past float range)."""
+    return isinstance(value, float) or (isinstance(value, int) and -_BIG < value < _BIG)
+
+
+_BIG = 2**1023
 
 
 def _scalar(value: object) -> bool:
@@ -168,7 +176,7 @@ def _cluster(record: Mapping[str, Any], name: str) -> object:
 
 def _check_against_results(directory: Path, files: list[Path], out: Collector) -> None:
     """Compare document counts with the results file's ``n-samples``, when it is there."""
-    results = sorted(directory.glob("results_*.json"))
+    results = sorted(p for p in directory.glob("results_*.json") if p.is_file())
     if not results:
         return
     try:

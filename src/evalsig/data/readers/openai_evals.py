@@ -208,10 +208,14 @@ def _add_match(
             f"the match event has data.correct = {correct!r}; expected true or false.",
         )
         return False
+    try:
+        key = canonical_key(cast(dict[str, Any], data).get("expected"))
+    except (RecursionError, orjson.JSONEncodeError) as exc:  # deep nesting, huge integers
+        out.bad(position, f"data.expected cannot be read as a content key ({exc}).")
+        return False
     name = task or ""
     run = seen[(name, sample)]
     seen[(name, sample)] += 1
-    key = canonical_key(cast(dict[str, Any], data).get("expected"))
     out.add(
         name,
         sample,

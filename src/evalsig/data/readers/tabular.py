@@ -1,4 +1,4 @@
-"""Generic tables and records: CSV / TSV, JSON Lines, JSON (also zipped) and Parquet.
+"""Generic records: JSON Lines, JSON (also zipped) and Parquet; the row mapping CSV shares.
 
 One row per (item, run) with an item id and a score, and optionally run, cluster, task and
 content-key columns; or, instead of a score, a prediction and an answer column (score 1
@@ -6,14 +6,21 @@ when they are equal; a missing prediction is scored wrong and counted). JSON fie
 nested and are named with dots (``metadata.subject``). A JSON file may also be one object
 ``{item_id: score}``; a ``.zip`` holding one JSON file (as MMLU-Pro publishes its outputs)
 is read in memory with a cap on its decompressed size.
+
+Nesting deeper than orjson's limit (1024 levels) is a FormatError, not a crash. A record
+holding one of the fields evalsig uses twice (``{"id": 1, "score": 1, "score": 0}``, which
+JSON parsers silently reduce to the last value) is refused. Every record of a JSON
+document is checked (one byte count per used field; an exact, slower parse only when a
+count is suspicious), and the first line of a JSON Lines file: checking every later line
+would cost about a tenth of the read time, so they are not.
 """
 
 from __future__ import annotations
 
-import csv
 import fnmatch
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,40 +28,110 @@ from typing import Any
 import orjson
 
 from evalsig.data.readers.archive import read_zip_member
-from evalsig.data.readers.base import ReadOptions, open_text, resolve_columns
+from evalsig.data.readers.base import ReadOptions, open_text, read_bytes, resolve_columns
 from evalsig.data.readers.collect import Collector, nested
+from evalsig.data.readers.content_key import detect_key
+from evalsig.data.readers.streams import check_file, over_cap
 from evalsig.errors import DataError, FormatError
 
 __all__ = [
-    "CSV",
     "JSON",
     "JSONL",
     "PARQUET",
     "RecordMapper",
     "binary",
+    "duplicate_key",
     "feed_records",
     "jsonl_records",
     "loads",
+    "suffix",
 ]
 
-_TRUE = {"true", "True", "TRUE"}
-_FALSE = {"false", "False", "FALSE"}
 PREDICTION_NAMES = ("pred", "prediction", "predicted", "model_answer")
 ANSWER_NAMES = ("answer", "gold", "target", "label", "reference")
 MISSING = object()
 
 
-def _suffix(path: Path) -> str:
+def suffix(path: Path) -> str:
+    """The format suffix of a file name, ignoring .gz: 'a.csv.gz' -> '.csv'."""
     suffixes = [s for s in path.suffixes if s != ".gz"]
     return suffixes[-1] if suffixes else ""
 
 
-def loads(line: bytes | str) -> Any:
-    """Parse one JSON document fast; NaN and Infinity (non-standard) become float NaN/inf."""
+MAX_DEPTH = 1024
+"""The deepest nesting read (orjson's limit); deeper documents are malformed for evalsig."""
+
+
+def loads(line: bytes | bytearray | str) -> Any:
+    """Parse one JSON document fast; NaN and Infinity (non-standard) become float NaN/inf.
+
+    Raises :class:`json.JSONDecodeError` (a ValueError) for malformed text and for nesting
+    deeper than :data:`MAX_DEPTH` levels, never RecursionError.
+    """
     try:
         return orjson.loads(line)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as exc:
+        if "depth" in exc.msg or "ecursion" in exc.msg:
+            raise json.JSONDecodeError(
+                f"nested deeper than evalsig's limit of {MAX_DEPTH} levels",
+                exc.doc,
+                exc.pos,
+            ) from None
+    try:
         return json.loads(line, parse_constant=float)  # raises for truly malformed text
+    except RecursionError:
+        raise json.JSONDecodeError(
+            "nested too deeply for the fallback JSON parser (NaN or Infinity with deep nesting)",
+            "",
+            0,
+        ) from None
+
+
+def duplicate_key(
+    raw: bytes | bytearray, fields: Iterable[str], expected: int
+) -> tuple[int, str, list[Any]] | None:
+    """The first record holding a used field twice: (record index, field, its values).
+
+    ``raw`` is one JSON object or a list of ``expected`` objects. Cheap unless some field's
+    quoted name occurs more than ``expected`` times in ``raw``; only then is ``raw`` parsed
+    again, slowly, keeping every key. Dotted fields are checked in their nested object.
+
+    Examples
+    --------
+    >>> duplicate_key(b'[{"id": 1, "score": 1}, {"id": 2, "score": 1, "score": 0}]',
+    ...               ["id", "score"], 2)
+    (1, 'score', [1, 0])
+    >>> duplicate_key(b'{"id": 1, "m": {"score": 1}, "score": 0}', ["score"], 1) is None
+    True
+    """
+    paths = [field.split(".") for field in dict.fromkeys(fields)]
+    paths += [[field] for field in dict.fromkeys(fields) if "." in field]
+    if not any(raw.count(orjson.dumps(path[-1])) > expected for path in paths):
+        return None
+    repeated: dict[int, dict[str, list[Any]]] = {}
+
+    def keep(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        record = dict(pairs)
+        if len(record) < len(pairs):
+            values: defaultdict[str, list[Any]] = defaultdict(list)
+            for key, value in pairs:
+                values[key].append(value)
+            repeated[id(record)] = {k: v for k, v in values.items() if len(v) > 1}
+        return record
+
+    try:
+        document = json.loads(raw, object_pairs_hook=keep, parse_constant=float)
+    except (ValueError, RecursionError):
+        return None  # the fast parser read it: no verdict rather than a wrong one
+    records = document if isinstance(document, list) else [document]
+    for number, record in enumerate(records):
+        for path in paths:
+            parent: Any = record
+            for part in path[:-1]:
+                parent = parent.get(part) if isinstance(parent, dict) else None
+            if isinstance(parent, dict) and path[-1] in repeated.get(id(parent), {}):
+                return number, ".".join(path), repeated[id(parent)][path[-1]]
+    return None
 
 
 @dataclass(slots=True)
@@ -142,6 +219,11 @@ class RecordMapper:
             notes.append(
                 f"{source}: detected {', '.join(detected)}; a missing prediction is wrong."
             )
+        key = options.key_column or answer
+        if key is None:
+            roles = (*used, columns.cluster, options.task_column, *wide, *dict(options.where))
+            key, found = detect_key(available, roles, source=source)
+            notes += [found] if found else []
         out.notes.extend(notes)
         return cls(
             get=get,
@@ -152,7 +234,7 @@ class RecordMapper:
             answer=answer,
             run=columns.run,
             cluster=columns.cluster,
-            key=options.key_column or answer,
+            key=key,
             task=options.task_column,
             where=options.where,
             wide=wide,
@@ -216,6 +298,12 @@ class RecordMapper:
             score = float(score) if isinstance(score, bool) else score
             out.add(task, item, score, position=position, run=column, cluster=cluster, key=key)
 
+    def fields(self) -> list[str]:
+        """Every field this mapper reads."""
+        named = (self.id, self.score, self.prediction, self.answer, self.run, self.cluster)
+        more = (self.key, self.task, *self.wide, *(w for w, _ in self.where))
+        return [f for f in (*named, *more) if f is not None]
+
     def finish(self, source: str, out: Collector) -> None:
         if self.empty_cells:
             out.notes.append(
@@ -249,98 +337,44 @@ def _with(options: ReadOptions, **changes: Any) -> ReadOptions:
     return replace(options, **changes)
 
 
-# --- CSV / TSV ---------------------------------------------------------------------------
-
-
-def _parse_cell(text: str | None) -> object:
-    """A CSV score cell: a number, true/false, empty (missing) or the text itself."""
-    if text is None or text.strip() == "":
-        return None
-    if text in _TRUE:
-        return 1.0
-    if text in _FALSE:
-        return 0.0
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-class _CsvReader:
-    name = "csv"
-
-    def sniff(self, path: Path, head: bytes) -> bool:
-        return _suffix(path) in (".csv", ".tsv")
-
-    def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
-        source = str(path)
-        delimiter = "\t" if _suffix(path) == ".tsv" else ","
-        with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
-            reader = csv.reader(f, delimiter=delimiter, strict=True)
-            try:
-                header = next(reader)
-            except StopIteration:
-                raise FormatError(f"{source}: the file is empty (no header line).") from None
-            except (csv.Error, UnicodeDecodeError) as exc:
-                raise FormatError(f"{source}: line 1: {_reason(exc)}") from None
-            index = {name: i for i, name in enumerate(header)}
-
-            def get(row: Sequence[str], column: str) -> Any:
-                return row[index[column]] or None
-
-            mapper = RecordMapper.build(
-                header, options, source=source, get=get, out=out, parse_score=_parse_cell
-            )
-            line = 1
-            count = 0
-            try:
-                for row in reader:
-                    line = reader.line_num
-                    if not row:
-                        continue
-                    if len(row) != len(header):
-                        out.bad(
-                            f"line {line}",
-                            f"has {len(row)} fields but the header has {len(header)}; is the "
-                            "line truncated or a delimiter unquoted?",
-                        )
-                        continue
-                    mapper.feed(row, f"line {line}", out)
-                    count += 1
-            except (csv.Error, UnicodeDecodeError) as exc:
-                raise FormatError(f"{source}: line {line + 1}: {_reason(exc)}") from None
-        if not count:
-            raise FormatError(f"{source}: the file has a header but no rows.")
-        mapper.finish(source, out)
-
-
 def binary(text: Any) -> Any:
     """The binary stream under a text stream from :func:`open_text` (fast parsing of bytes)."""
     return text.buffer
 
 
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, UnicodeDecodeError):
-        return "not valid UTF-8 text; re-save the file as UTF-8."
-    return f"malformed CSV ({exc})."
-
-
 # --- JSON records ------------------------------------------------------------------------
 
 
-def _flat_keys(record: Mapping[str, Any], prefix: str = "") -> list[str]:
+def _flat_keys(record: Mapping[str, Any]) -> list[str]:
+    """Every field name, nested objects' with dots, depth first (without recursion)."""
     keys: list[str] = []
-    for key, value in record.items():
-        keys.append(prefix + key)
-        if isinstance(value, Mapping):
-            keys.extend(_flat_keys(value, prefix + key + "."))
+    stack: list[tuple[str, Iterator[tuple[str, Any]]]] = [("", iter(record.items()))]
+    while stack:
+        prefix, items = stack[-1]
+        for key, value in items:
+            keys.append(prefix + key)
+            if isinstance(value, Mapping) and value:
+                stack.append((f"{prefix}{key}.", iter(value.items())))
+                break
+        else:
+            stack.pop()
     return keys
 
 
 def feed_records(
-    records: Iterator[tuple[Any, Any]], options: ReadOptions, *, source: str, out: Collector
+    records: Iterator[tuple[Any, Any]],
+    options: ReadOptions,
+    *,
+    source: str,
+    out: Collector,
+    raw: bytes | bytearray | None = None,
+    expected: int = 1,
 ) -> None:
-    """Map JSON records to observations; the first record fixes the columns."""
+    """Map JSON records to observations; the first record fixes the columns.
+
+    ``raw`` (the document, or a JSON Lines file's first line, holding ``expected``
+    records) is checked for records that hold a used field twice.
+    """
     mapper: RecordMapper | None = None
     for position, record in records:
         if not isinstance(record, Mapping):
@@ -354,22 +388,47 @@ def feed_records(
             mapper = RecordMapper.build(
                 _flat_keys(record), options, source=source, get=nested, out=out
             )
+            if raw is not None:
+                _refuse_duplicates(raw, mapper, expected, source, position)
         mapper.feed(record, position, out)
     if mapper is None:
         raise FormatError(f"{source}: the file has no records.")
     mapper.finish(source, out)
 
 
+def _refuse_duplicates(
+    raw: bytes | bytearray, mapper: RecordMapper, expected: int, source: str, first: object
+) -> None:
+    found = duplicate_key(raw, mapper.fields(), expected)
+    if found is None:
+        return
+    number, field, values = found
+    where = (
+        f"record {number + 1}"
+        if expected > 1
+        else (f"line {first}" if isinstance(first, int) else str(first))
+    )
+    raise FormatError(
+        f"{source}: {where}: field {field!r} appears {len(values)} times (values "
+        f"{', '.join(map(repr, values[:3]))}); JSON readers keep only the last, so evalsig "
+        "will not guess which is right: remove the duplicates."
+    )
+
+
 class _JsonlReader:
     name = "jsonl"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return _suffix(path) in (".jsonl", ".ndjson")
+        return suffix(path) in (".jsonl", ".ndjson")
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         source = str(path)
         with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
-            feed_records(jsonl_records(binary(f), out), options, source=source, out=out)
+            lines = binary(f)
+            head = lines.peek(1 << 16)
+            first = head[: head.index(b"\n")] if b"\n" in head else None
+            raw = first if first is not None and first.strip() else None
+            feed_records(jsonl_records(lines, out), options, source=source, out=out, raw=raw)
 
 
 def jsonl_records(lines: Any, out: Collector) -> Iterator[tuple[int, Any]]:
@@ -382,6 +441,8 @@ def jsonl_records(lines: Any, out: Collector) -> Iterator[tuple[int, Any]]:
                 continue  # a blank line (checked only here: free for every other line)
             if isinstance(exc, UnicodeDecodeError):
                 out.bad(number, "not valid UTF-8 text; re-save the file as UTF-8.")
+            elif exc.msg.startswith("nested"):
+                out.bad(number, f"{exc.msg} (at column {exc.colno}); flatten the record.")
             else:
                 out.bad(
                     number,
@@ -393,27 +454,29 @@ class _JsonReader:
     name = "json"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return _suffix(path) == ".json" or (_suffix(path) == ".zip" and head.startswith(b"PK"))
+        return suffix(path) in (".json", ".zip")  # a .zip that is not one: Archive says so
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         source = str(path)
-        if _suffix(path) == ".zip":
+        if suffix(path) == ".zip":
             name, data = read_zip_member(path, options.max_decompressed_bytes)
             source = f"{path}:{name}"
         else:
-            with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
-                data = binary(f).read()
+            data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
         try:
             document = loads(data)
         except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno}, column {exc.colno}"
             raise FormatError(
-                f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})."
+                f"{source}: {exc.msg} (at {where}); flatten the records."
+                if exc.msg.startswith("nested")
+                else f"{source}: not valid JSON ({exc.msg} at {where}); is the file truncated?"
             ) from None
         except UnicodeDecodeError:
             raise FormatError(f"{source}: not valid UTF-8 text; re-save it as UTF-8.") from None
         if isinstance(document, list):
             records = ((f"record {i}", r) for i, r in enumerate(document, start=1))
-            feed_records(records, options, source=source, out=out)
+            feed_records(records, options, source=source, out=out, raw=data, expected=len(document))
         elif (
             isinstance(document, dict)
             and document
@@ -467,11 +530,18 @@ class _ParquetReader:
                 f"{source}: reading Parquet needs pyarrow; install it with "
                 "pip install 'evalsig[pandas]'."
             ) from None
+        check_file(path)
         try:
-            schema = pq.read_schema(path)
+            parquet = pq.ParquetFile(path)
         except Exception as exc:  # pyarrow raises several types for corrupt files
-            raise FormatError(f"{source}: not a readable Parquet file ({exc}).") from None
-        names = list(schema.names)
+            raise FormatError(
+                f"{source}: not a readable Parquet file ({exc}); is it truncated? Re-export it."
+            ) from None
+        with parquet:
+            self._read(parquet, source, options, out)
+
+    def _read(self, parquet: Any, source: str, options: ReadOptions, out: Collector) -> None:
+        names = list(parquet.schema_arrow.names)
         columns: dict[str, list[Any]] = {}
 
         def get(row: int, column: str) -> Any:
@@ -480,28 +550,36 @@ class _ParquetReader:
             return columns[column][row]
 
         mapper = RecordMapper.build(names, options, source=source, get=get, out=out)
-        wanted = [
-            c
-            for c in (
-                mapper.id,
-                mapper.score,
-                mapper.prediction,
-                mapper.answer,
-                mapper.run,
-                mapper.cluster,
-                mapper.key,
-                mapper.task,
-                *(w for w, _ in mapper.where),
-            )
-            if c is not None
-        ]
-        table = pq.read_table(path, columns=list(dict.fromkeys(wanted)))
+        wanted = list(dict.fromkeys(mapper.fields()))
+        _check_decoded_size(parquet.metadata, wanted, options.max_decompressed_bytes, source)
+        try:
+            table = parquet.read(columns=wanted)
+        except Exception as exc:  # corrupt pages, a codec pyarrow lacks, a vanished file
+            raise FormatError(
+                f"{source}: cannot read its Parquet data ({exc}); is it truncated? Re-export it."
+            ) from None
         for row in range(table.num_rows):
             mapper.feed(row, f"row {row + 1}", out)
         mapper.finish(source, out)
 
 
-CSV = _CsvReader()
+def _check_decoded_size(metadata: Any, wanted: list[str], cap: int, source: str) -> None:
+    """Refuse, from the metadata alone, columns that would decode past the cap.
+
+    Each column chunk counts its declared uncompressed size, and at least 8 bytes a row
+    (run-length encoding can declare a tiny size for a billion equal values).
+    """
+    size = 0
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for number in range(row_group.num_columns):
+            chunk = row_group.column(number)
+            if chunk.path_in_schema.split(".")[0] in wanted:
+                size += max(chunk.total_uncompressed_size, 8 * row_group.num_rows)
+    if size > cap:
+        raise over_cap(f"{source} (columns {', '.join(map(repr, wanted))})", cap)
+
+
 JSONL = _JsonlReader()
 JSON = _JsonReader()
 PARQUET = _ParquetReader()
