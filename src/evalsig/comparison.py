@@ -12,16 +12,18 @@ from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.load import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
 from evalsig.errors import DataError
+from evalsig.inference._bootstrap import MIN_ITEMS as MIN_BOOTSTRAP_ITEMS
 from evalsig.inference._bootstrap import bootstrap_core
 from evalsig.inference._cluster import cluster_bootstrap_core, cluster_robust_core
 from evalsig.inference._common import (
     Alternative,
     ConfidenceInterval,
     InferenceResult,
-    as_generator,
     check_alternative,
     check_confidence_level,
     check_n_resamples,
+    record_seed,
+    seeded,
 )
 from evalsig.inference._mcnemar import mcnemar_core
 from evalsig.inference._permutation import permutation_core
@@ -64,6 +66,9 @@ class ComparisonResult:
     n10: int | None
     """Items the baseline gets right and the candidate wrong."""
     n_resamples: int | None
+    seed: int | None = None
+    """The seed of the random draws: ``rng=seed`` (CLI ``--seed``) reproduces the result
+    exactly. None when the method draws nothing at random, or ``rng`` was a Generator."""
     n_dropped: tuple[int, int]
     """Items dropped as present only in the baseline, only in the candidate."""
     n_mismatched: int
@@ -102,6 +107,12 @@ class ComparisonResult:
         """Strict-JSON-safe fields: NaN and infinities become null, explained in ``nulls``."""
         nulls: dict[str, str] = {}
         one_sided = "one-sided interval" if self.alternative != "two-sided" else "undefined"
+        if self.seed is None:
+            nulls["seed"] = (
+                "no random draws"
+                if self.n_resamples is None
+                else "unknown: rng was a numpy Generator"
+            )
         return {
             "kind": "comparison",
             "schema_version": SCHEMA_VERSION,
@@ -128,6 +139,7 @@ class ComparisonResult:
             "n01": self.n01,
             "n10": self.n10,
             "n_resamples": self.n_resamples,
+            "seed": self.seed,
             "n_dropped": {"only_baseline": self.n_dropped[0], "only_candidate": self.n_dropped[1]},
             "n_mismatched": self.n_mismatched,
             "percent_scale": self.percent_scale,
@@ -210,7 +222,9 @@ def compare(
     n_resamples : int
         Resamples for the bootstrap, permutation and cluster-bootstrap methods.
     rng : numpy.random.Generator, int or None
-        Seed or generator, for resampling methods.
+        Seed or generator, for resampling methods. When None a seed is drawn from the
+        operating system's entropy and recorded as ``seed`` in the result, so that
+        ``rng=result.seed`` reproduces it exactly.
 
     Returns
     -------
@@ -267,6 +281,15 @@ def compare_paired(
     _check_method(method)
     chosen, reason = _choose(paired, method)
     chosen_variant = _check_variant(chosen, variant)
+    if chosen == "bootstrap" and paired.n_items < MIN_BOOTSTRAP_ITEMS:
+        chosen, chosen_variant = "permutation", "auto"
+        reason = (
+            f"requested the bootstrap, but with {paired.n_items} items (fewer than "
+            f"{MIN_BOOTSTRAP_ITEMS}) its interval is too narrow and its p-value too small "
+            "(at 20 items it rejects a true null 7% of the time at alpha 0.05); used the "
+            "sign-flip permutation test instead, which is calibrated at any size"
+        )
+    generator, seed = seeded(rng)
     test = _run(
         paired,
         chosen,
@@ -274,8 +297,9 @@ def compare_paired(
         alternative=alternative,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
-        rng=rng,
+        rng=generator,
     )
+    test = record_seed(test, seed)
     notes = list(paired.notes) + list(test.notes)
     if paired.n_clusters is not None and chosen != "cluster":
         notes.append(
@@ -308,6 +332,7 @@ def compare_paired(
         n01=n01,
         n10=n10,
         n_resamples=test.n_resamples,
+        seed=test.seed,
         n_dropped=(paired.n_only_baseline, paired.n_only_candidate),
         n_mismatched=paired.n_mismatched,
         percent_scale=_in_unit_interval(paired),
@@ -376,7 +401,7 @@ def _run(
     alternative: Alternative,
     confidence_level: float,
     n_resamples: int,
-    rng: np.random.Generator | int | None,
+    rng: np.random.Generator,
 ) -> InferenceResult:
     common: dict[str, Any] = {"alternative": alternative, "confidence_level": confidence_level}
     if method == "mcnemar":
@@ -404,7 +429,7 @@ def _run(
     resampling: dict[str, Any] = {
         **common,
         "n_resamples": check_n_resamples(n_resamples),
-        "rng": as_generator(rng),
+        "rng": rng,
     }
     if method == "permutation":
         exact = {"auto": None, "exact": True, "monte-carlo": False}[str(variant)]

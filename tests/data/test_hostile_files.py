@@ -500,3 +500,12 @@ def test_a_header_without_line_breaks(tmp_path: Path) -> None:
     path.write_text("a," * 600_000, encoding="utf-8")
     with pytest.raises(FormatError, match=r"line 1 \(the header\) is longer than 1,048,576"):
         load(path)
+
+
+def test_integers_longer_than_python_converts(tmp_path: Path) -> None:
+    path = tmp_path / "digits.jsonl"
+    path.write_text(
+        f'{{"item": "a", "score": 1}}\n{{"item": "b", "score": {"9" * 5000}}}\n', "utf-8"
+    )
+    with pytest.raises(FormatError, match=r"digits\.jsonl: line 2: .*more than 4300 digits"):
+        load(path)

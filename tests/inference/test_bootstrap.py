@@ -92,7 +92,7 @@ def test_binary_compressed_bootstrap_matches_normal_theory() -> None:
 
 
 def test_degenerate_bca_falls_back_to_percentile() -> None:
-    r = bootstrap([0, 0, 0, 0], [1, 1, 1, 1], rng=0, n_resamples=500)
+    r = bootstrap([0] * 50, [1] * 50, rng=0, n_resamples=500)
     assert r.method == "bootstrap-percentile"
     assert "BCa is undefined" in r.notes[1]
     assert (r.ci.low, r.ci.high) == (1.0, 1.0)
@@ -103,8 +103,8 @@ def test_bad_input() -> None:
         bootstrap([0, 1], [1, 1], interval="studentized")  # type: ignore[arg-type]
     with pytest.raises(DataError, match="statistic returned NaN or infinite values"):
         bootstrap(
-            [[0.0, 1.0], [1.0, 0.0]],
-            [[1.0, 1.0], [0.0, 1.0]],
+            [[0.0, 1.0]] * 49 + [[1.0, 0.0]],  # column 0 sums to 0 without the last row
+            [[1.0, 1.0]] * 50,
             statistic=lambda a, b: b[..., 0] / a[..., 0],
             n_resamples=200,
             rng=0,

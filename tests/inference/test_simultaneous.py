@@ -347,7 +347,7 @@ def test_rendering_and_json() -> None:
     text = str(r)
     lines = text.splitlines()
     assert lines[0].startswith("Romano-Wolf step-down (studentized bootstrap, 500 independent")
-    assert lines[0].endswith("at alpha = 0.05: 1 of 2 rejected")
+    assert lines[0].endswith("at alpha = 0.05: 1 of 2 rejected; seed 1")
     header, first, second = lines[1:4]
     assert header.split()[:3] == ["task", "n", "estimate"]
     assert len({len(header), len(first), len(second)}) <= 2  # right-aligned columns

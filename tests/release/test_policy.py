@@ -46,7 +46,10 @@ def test_load_with_defaults(tmp_path: Path) -> None:
     [
         ("tasks: [a]\nmargn: 0.01\n", r"unknown policy key\(s\) 'margn'"),
         ("tasks: [{name: a, margn: 0.01}]\n", r"task 'a': unknown task key\(s\) 'margn'"),
-        ("tasks: [a]\nalpha: 5\n", "'alpha' must be a number between 0 and 1; got 5"),
+        (
+            "tasks: [a]\nalpha: 5\n",
+            "'alpha' must be a number strictly between 0 and 1, e.g. 0.05; got 5",
+        ),
         (
             "tasks: [a]\ncorrection: bh\n",
             r"'correction' 'bh' does not control the FWER \('bh' controls the FDR\)",
@@ -65,7 +68,7 @@ def test_load_with_defaults(tmp_path: Path) -> None:
         ),
         (
             "tasks: [{name: a, margin: -1, claim: non-inferiority}]\n",
-            "'margin' must be a non-negative",
+            "'margin' must be a finite, non-negative",
         ),
         ("tasks: [{name: a, method: ttest}]\n", "unknown 'method' 'ttest'"),
         ("- just a list\n", "a policy is a mapping"),

@@ -204,7 +204,7 @@ def test_a_malformed_json_line(tmp_path: Path) -> None:
     )
     result = runner.invoke(app, ["monitor", str(path)])
     assert result.exit_code == 4
-    assert "line 2: not valid JSON" in result.stderr
+    assert "line 2: not strict JSON" in result.stderr
 
 
 def test_usage_and_missing_file(tmp_path: Path) -> None:

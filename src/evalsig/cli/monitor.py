@@ -7,7 +7,6 @@ timed out first), 2 usage error, 4 data error; the same scheme as ``evalsig gate
 from __future__ import annotations
 
 import csv
-import json
 import math
 import sys
 import time
@@ -18,6 +17,7 @@ from typing import Annotated, TextIO
 
 import typer
 
+from evalsig._documents import load_json
 from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
@@ -305,10 +305,7 @@ def _json_rows(
     for number, line in lines:
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise DataError(f"line {number}: not valid JSON ({exc}).") from None
+        record = load_json(line, f"line {number}")
         if not isinstance(record, dict):
             raise DataError(f"line {number}: expected a JSON object, got {line.strip()[:40]!r}.")
         if names is None:

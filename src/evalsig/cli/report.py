@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from evalsig._documents import clip, load_json, read_text, short
 from evalsig._json import SCHEMA_VERSION
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.options import Format, Output
@@ -53,13 +54,9 @@ MARKDOWN = {
 
 
 def read_result(path: Path) -> Mapping[str, Any]:
-    """A saved result: strict JSON with a ``kind`` and a known ``schema_version``."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror or exc}).") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not strict JSON ({exc}).") from None
+    """A saved result: strict JSON with a known ``kind`` and ``schema_version``, complete
+    enough to render (a file cut short or edited by hand is an error naming the field)."""
+    data = load_json(read_text(path, what="a result"), str(path))
     if not isinstance(data, dict) or "kind" not in data:
         raise DataError(
             f"{path}: not an evalsig result (no 'kind' field); save one with --format json."
@@ -67,14 +64,28 @@ def read_result(path: Path) -> Mapping[str, Any]:
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
         raise DataError(
-            f"{path}: schema_version {version!r}, but this evalsig reads version "
+            f"{path}: schema_version {short(version)}, but this evalsig reads version "
             f"{SCHEMA_VERSION}; re-create the result with this version."
         )
+    kind = data["kind"]
+    if not isinstance(kind, str) or kind not in TEXT:
+        raise DataError(
+            f"{path}: unknown result kind {short(kind)}; evalsig writes {', '.join(TEXT)}."
+        )
+    try:
+        TEXT[kind](data)
+        page([data], title="check")
+    except KeyError as exc:
+        raise DataError(
+            f"{path}: an incomplete {kind} result (no field {short(exc.args[0])}); re-create "
+            "it with --format json rather than editing it."
+        ) from None
+    except (TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise DataError(
+            f"{path}: a {kind} result with a field of the wrong type or value "
+            f"({clip(str(exc))}); re-create it with --format json."
+        ) from None
     return data
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not valid in strict JSON")
 
 
 @app.command("report")

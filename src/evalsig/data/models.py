@@ -23,7 +23,7 @@ from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.table import ScoreTable
 from evalsig.errors import AlignmentError, DataError, examples
 
-__all__ = ["ModelScores", "align_models", "load_models", "model_scores"]
+__all__ = ["ModelScores", "align_models", "check_clusters", "load_models", "model_scores"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -312,3 +312,19 @@ def load_models(
     else:
         tables = load_tasks(data, task_column=model_column, **columns)
     return model_scores(tables, on_missing=on_missing, on_mismatch=on_mismatch)
+
+
+def check_clusters(scores: ModelScores, task: str | None = None) -> None:
+    """One cluster leaves no between-cluster variance: a cluster-robust test is impossible."""
+    labels = scores.cluster_labels
+    if scores.cluster_codes is None or np.unique(scores.cluster_codes).size >= 2:
+        return
+    name = "" if labels is None or not len(labels) else f" ({examples(labels[:1])})"
+    where = f" of task {task!r}" if task else ""
+    raise DataError(
+        f"the {scores.n_items} compared items{where} are all in one cluster{name}; a "
+        "cluster-robust test needs at least 2 clusters (and about 30 for reliable results) "
+        "to estimate the between-cluster variance. Use a cluster column with several "
+        "labels (subject, passage, source), or leave the cluster column out if the items "
+        "are independent."
+    )

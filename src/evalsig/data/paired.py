@@ -164,7 +164,7 @@ def pair(
         n_only_baseline=only_b,
         n_only_candidate=only_c,
         n_mismatched=n_mismatched,
-        notes=tuple(notes),
+        notes=tuple(dict.fromkeys(notes)),
     )
 
 

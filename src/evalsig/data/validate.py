@@ -87,9 +87,28 @@ def check_scores(values: np.ndarray, *, what: str, label: Labeller) -> bool:
             finite = np.isfinite(block)
             if not finite.all():
                 _raise_not_finite(values, what=what, label=label)
+            _check_magnitude(block, start, what=what, label=label)
         if binary:
             binary = bool(((block == 0) | (block == 1)).all())
     return binary
+
+
+LARGEST = 1e50
+"""The largest score magnitude evalsig computes with: squares and cubes of differences and
+of their sums over millions of items stay far inside float64."""
+
+
+def _check_magnitude(block: np.ndarray, start: int, *, what: str, label: Labeller) -> None:
+    size = np.abs(block)
+    largest = float(size.max(initial=0.0))
+    if largest <= LARGEST:
+        return
+    hit = np.flatnonzero((size == largest).any(axis=0) if block.ndim == 2 else size == largest)
+    raise DataError(
+        f"{what} has scores as large as {largest:.3g} ({examples(label(hit[:1] + start))}): "
+        "their sums and squares overflow floating point; rescale them (evalsig takes "
+        f"magnitudes up to {LARGEST:.0e})."
+    )
 
 
 def _raise_not_finite(values: np.ndarray, *, what: str, label: Labeller) -> None:

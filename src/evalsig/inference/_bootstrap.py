@@ -13,20 +13,31 @@ from evalsig.errors import DataError
 from evalsig.inference._common import (
     Alternative,
     InferenceResult,
-    as_generator,
     check_alternative,
     check_confidence_level,
     check_n_resamples,
     choose_pvalue,
     make_result,
+    record_seed,
+    seeded,
 )
 from evalsig.inference._paired_input import paired_arrays
 from evalsig.inference._permutation import Statistic
 from evalsig.inference.resampling import Atoms, atoms, bootstrap_totals, jackknife_totals
 
-__all__ = ["BootstrapDistribution", "IntervalKind", "bootstrap"]
+__all__ = ["MIN_ITEMS", "BootstrapDistribution", "IntervalKind", "bootstrap", "check_size"]
 
 IntervalKind = Literal["bca", "percentile", "basic"]
+
+MIN_ITEMS = 50
+"""Fewest items for the paired bootstrap. Below it the bootstrap's interval is too narrow:
+its standard error has divisor n, not n - 1, and it uses normal-like rather than t-like
+tails, so on normal differences the percentile test rejects a true null about as often as
+``|t(n-1)| > 1.96 sqrt((n-1)/n)``: 7.1% at N = 20, 6.4% at 30, 5.8% at 50. Seeded simulations
+(2,000 datasets, 999 resamples, alpha 0.05; BCa / percentile) gave 13.4% / 14.8% at N = 5,
+10.4% / 11.2% at 10, 7.1% / 7.2% at 20 (95% intervals covering 92.6%), 6.2% / 6.1% at 30,
+6.2% / 5.9% at 40 and 4.9% / 4.7% at 50. The exact sign-flip permutation test is calibrated
+at any N (5.6% at N = 10 in the same simulation, below 5% where its distribution is coarse)."""
 
 
 def bootstrap(
@@ -42,6 +53,9 @@ def bootstrap(
     rng: np.random.Generator | int | None = None,
 ) -> InferenceResult:
     r"""Paired bootstrap: resample items with replacement, keeping each item's pair together.
+
+    Needs at least :data:`MIN_ITEMS` (50) items: below that it is not calibrated, and a
+    :class:`DataError` points to :func:`permutation_test`.
 
     Parameters
     ----------
@@ -85,7 +99,7 @@ def bootstrap(
 
     Examples
     --------
-    >>> r = bootstrap([0, 1, 1, 0, 1, 0, 1, 1], [1, 1, 1, 0, 1, 1, 1, 1], rng=0)
+    >>> r = bootstrap([0, 1, 1, 0, 1, 0, 1, 1] * 10, [1, 1, 1, 0, 1, 1, 1, 1] * 10, rng=0)
     >>> r.estimate
     0.25
     """
@@ -93,10 +107,11 @@ def bootstrap(
     confidence_level = check_confidence_level(confidence_level)
     n_resamples = check_n_resamples(n_resamples)
     kind = _check_kind(interval)
-    generator = as_generator(rng)
+    generator, seed = seeded(rng)
     if statistic is None:
         x, y, _ = paired_arrays(baseline, candidate)
-        return bootstrap_core(
+        check_size(len(x))
+        result = bootstrap_core(
             y - x,
             kind=kind,
             n_resamples=n_resamples,
@@ -104,9 +119,11 @@ def bootstrap(
             confidence_level=confidence_level,
             rng=generator,
         )
+        return record_seed(result, seed)
     if not callable(statistic):
         raise DataError(f"`statistic` must be a callable or None; got {statistic!r}.")
     a, b, _ = paired_arrays(baseline, candidate, ndim=2)
+    check_size(len(a))
     rows = np.hstack([a, b])
     k = a.shape[1]
     compressed = atoms(rows)
@@ -121,13 +138,26 @@ def bootstrap(
     distribution = BootstrapDistribution.build(
         theta, difference(totals), kind, difference(loo), weights
     )
-    return _result(
+    result = _result(
         distribution,
         estimand="statistic difference",
         n_resamples=n_resamples,
         alternative=alternative,
         confidence_level=confidence_level,
     )
+    return record_seed(result, seed)
+
+
+def check_size(n: int) -> None:
+    """Refuse the bootstrap below :data:`MIN_ITEMS` items, where it is not calibrated."""
+    if n < MIN_ITEMS:
+        raise DataError(
+            f"the paired bootstrap needs at least {MIN_ITEMS} items to be calibrated; got {n} "
+            "(at 20 items its 95% interval covers about 92.6% and it rejects a true null 7% "
+            "of the time). For the mean difference use permutation_test (the exact sign-flip "
+            "test, calibrated at any size) or evalsig.compare(..., method='bootstrap'), which "
+            "switches to it."
+        )
 
 
 def _check_kind(kind: object) -> IntervalKind:
@@ -301,5 +331,9 @@ def _acceleration(jackknife: np.ndarray, weights: np.ndarray) -> float:
     """The BCa acceleration from (weighted) jackknife values."""
     mean = float(np.average(jackknife, weights=weights))
     u = mean - jackknife
+    scale = float(np.max(np.abs(u)))
+    if scale == 0:
+        return 0.0
+    u = u / scale  # the ratio is scale-free; this keeps squares and cubes from underflowing
     denominator = 6.0 * float(np.sum(weights * u**2)) ** 1.5
     return float(np.sum(weights * u**3)) / denominator if denominator > 0 else 0.0

@@ -21,13 +21,14 @@ from evalsig.inference._common import (
     Alternative,
     InferenceResult,
     IntervalFn,
-    as_generator,
     check_alternative,
     check_confidence_level,
     check_n_resamples,
     choose_pvalue,
     invert_test,
     make_result,
+    record_seed,
+    seeded,
     t_interval,
     t_pvalue,
 )
@@ -312,7 +313,7 @@ def cluster_bootstrap(
         n_resamples=n_resamples,
         rng=rng,
     )
-    return cluster_bootstrap_core(
+    result = cluster_bootstrap_core(
         checked.d,
         checked.codes,
         variant=cast(BootstrapVariant, checked.variant),
@@ -321,6 +322,7 @@ def cluster_bootstrap(
         confidence_level=checked.confidence_level,
         rng=checked.rng,
     )
+    return record_seed(result, checked.seed)
 
 
 def cluster_bootstrap_core(
@@ -406,6 +408,13 @@ class _ClusterSummary:
     @classmethod
     def of(cls, d: np.ndarray, codes: np.ndarray) -> _ClusterSummary:
         g = int(codes.max()) + 1
+        if g < 2:
+            raise DataError(
+                f"all {len(d)} items are in one cluster: a cluster-robust test needs at least "
+                "2 clusters (and about 30 for reliable results) to estimate the "
+                "between-cluster variance. Give the real cluster labels (subject, passage, "
+                "source), or drop `cluster` (CLI: --cluster) if the items are independent."
+            )
         estimate = float(np.mean(d))
         return cls(
             totals=np.bincount(codes, weights=d, minlength=g),
@@ -426,12 +435,14 @@ class _ClusterSummary:
 
     def se_cr1(self) -> float:
         g = self.n_clusters
-        return math.sqrt(g / (g - 1) * float(np.sum(self.residual_totals**2))) / self.n
+        e, scale = _scaled(self.residual_totals)
+        return math.sqrt(g / (g - 1) * float(np.sum(e**2))) * scale / self.n
 
     def se_cr2(self) -> float:
         n = self.n
         leverage_free = (n - self.sizes) / n  # 1 - n_g / n, positive since G >= 2
-        return math.sqrt(float(np.sum(self.residual_totals**2 / leverage_free))) / n
+        e, scale = _scaled(self.residual_totals)
+        return math.sqrt(float(np.sum(e**2 / leverage_free))) * scale / n
 
     def degenerate(self) -> tuple[float, str] | None:
         """``(pvalue, note)`` when every cluster has the same mean (zero robust SE)."""
@@ -459,6 +470,13 @@ class _ClusterSummary:
             f"{FEW_CLUSTERS} clusters; the pairs cluster bootstrap over-rejects there; prefer "
             "the CR2 variant (Bell-McCaffrey df) or the wild cluster bootstrap.",
         ]
+
+
+def _scaled(values: np.ndarray) -> tuple[np.ndarray, float]:
+    """``values / scale`` and ``scale`` (their largest magnitude, or 1 when all are 0), so
+    that squares neither underflow nor overflow whatever the scores' units."""
+    scale = float(np.max(np.abs(values))) or 1.0
+    return values / scale, scale
 
 
 def _finish(
@@ -536,8 +554,10 @@ class _WildDraws:
     """CR1 standard error of the observed data (positive)."""
     factor: float
     sums: np.ndarray
-    """``(5, B)``: rows a, b, pp, pq, qq."""
+    """``(5, B)``: rows a, b, pp, pq, qq, of residual totals divided by ``scale``."""
     exact: bool
+    scale: float
+    """The largest residual total's magnitude: sums of squares stay in range at any units."""
 
     @classmethod
     def draw(
@@ -547,7 +567,8 @@ class _WildDraws:
         g, n = summary.n_clusters, float(summary.n)
         exact = 2**g <= n_resamples
         count = 2**g if exact else n_resamples
-        e, sizes = summary.residual_totals, summary.sizes.astype(np.float64)
+        e, scale = _scaled(summary.residual_totals)
+        sizes = summary.sizes.astype(np.float64)
         sums = np.empty((5, count))
         step = max(1, CHUNK_BYTES // (48 * g))  # about six (chunk, G) float arrays alive
         for start in range(0, count, step):
@@ -562,7 +583,7 @@ class _WildDraws:
             q = v * sizes - np.multiply.outer(b / n, sizes)
             sums[:, start:stop] = (a, b, (p * p).sum(1), (p * q).sum(1), (q * q).sum(1))
         factor = g / (g - 1)
-        return cls(summary.estimate, summary.se_cr1(), factor, sums, exact)
+        return cls(summary.estimate, summary.se_cr1(), factor, sums, exact, scale)
 
     def t_observed(self, delta: float) -> float:
         return (self.estimate - delta) / self.se
@@ -570,7 +591,7 @@ class _WildDraws:
     def t_star(self, delta: float) -> np.ndarray:
         """The bootstrap t of every sign vector under ``H0: mean difference = delta``."""
         a, b, pp, pq, qq = self.sums
-        s = self.estimate - delta
+        s = (self.estimate - delta) / self.scale
         squares = np.maximum(pp + 2.0 * s * pq + s * s * qq, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             t = (a + s * b) / np.sqrt(self.factor * squares)
@@ -608,6 +629,7 @@ class _Checked:
     confidence_level: float
     n_resamples: int
     rng: np.random.Generator
+    seed: int | None
 
 
 def _cluster_iv(
@@ -635,10 +657,10 @@ def _cluster_iv(
     checked_alternative = check_alternative(alternative)
     level = check_confidence_level(confidence_level)
     resamples = check_n_resamples(n_resamples)
-    generator = as_generator(cast("np.random.Generator | int | None", rng))
+    generator, seed = seeded(cast("np.random.Generator | int | None", rng))
     d = paired_differences(baseline, candidate)
     codes = _cluster_codes(clusters, len(d))
-    return _Checked(d, codes, str(variant), checked_alternative, level, resamples, generator)
+    return _Checked(d, codes, str(variant), checked_alternative, level, resamples, generator, seed)
 
 
 def _cluster_codes(clusters: object, n: int) -> np.ndarray:

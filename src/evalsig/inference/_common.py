@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast, get_args
 
 import numpy as np
@@ -13,6 +13,7 @@ from scipy import special
 from evalsig.errors import DataError
 
 __all__ = [
+    "UNKNOWN_SEED",
     "Alternative",
     "ConfidenceInterval",
     "InferenceResult",
@@ -23,6 +24,8 @@ __all__ = [
     "choose_pvalue",
     "invert_test",
     "normal_pvalue",
+    "record_seed",
+    "seeded",
     "t_interval",
     "t_pvalue",
 ]
@@ -67,6 +70,9 @@ class InferenceResult:
     alternative: Alternative
     ci: ConfidenceInterval
     n_resamples: int | None = None
+    seed: int | None = None
+    """The seed of the random draws: ``rng=seed`` reproduces the result exactly. None when
+    nothing was drawn at random, or when ``rng`` was a Generator (its seed is unknown)."""
     notes: tuple[str, ...] = ()
     _interval: IntervalFn = field(repr=False, compare=False)
 
@@ -135,6 +141,35 @@ def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
     raise DataError(
         f"`rng` must be a numpy.random.Generator, an integer seed or None; got {rng!r}."
     )
+
+
+def seeded(rng: np.random.Generator | int | None) -> tuple[np.random.Generator, int | None]:
+    """A generator and the integer seed that rebuilds it (``default_rng(seed)``).
+
+    ``None`` draws a fresh seed from the operating system's entropy
+    (``SeedSequence().entropy``, 128 bits) so that it can be recorded; a Generator passed
+    in has no recoverable seed (None).
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng, None
+    seed = int(cast(int, np.random.SeedSequence().entropy)) if rng is None else rng
+    return as_generator(seed), None if seed is None else int(seed)
+
+
+UNKNOWN_SEED = (
+    "rng was a numpy Generator, so the seed of the random draws is unknown (recorded as "
+    "null); pass an integer seed (or none, to have one drawn and recorded) to make the "
+    "result reproducible."
+)
+
+
+def record_seed(result: InferenceResult, seed: int | None) -> InferenceResult:
+    """``result`` with the seed of its random draws (nothing changes if it drew none)."""
+    if result.n_resamples is None:
+        return result
+    if seed is None:
+        return replace(result, notes=(*result.notes, UNKNOWN_SEED))
+    return replace(result, seed=seed)
 
 
 def normal_pvalue(z: float, alternative: Alternative) -> float:

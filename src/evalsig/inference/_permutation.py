@@ -13,13 +13,14 @@ from evalsig.errors import DataError
 from evalsig.inference._common import (
     Alternative,
     InferenceResult,
-    as_generator,
     check_alternative,
     check_confidence_level,
     check_n_resamples,
     choose_pvalue,
     invert_test,
     make_result,
+    record_seed,
+    seeded,
 )
 from evalsig.inference._paired_input import paired_arrays
 from evalsig.inference.resampling import Atoms, atoms, flip_totals, flip_totals_exact
@@ -105,10 +106,10 @@ def permutation_test(
     n_resamples = check_n_resamples(n_resamples)
     if exact not in (None, True, False):
         raise DataError(f"`exact` must be True, False or None; got {exact!r}.")
-    generator = as_generator(rng)
+    generator, seed = seeded(rng)
     if statistic is None:
         x, y, _ = paired_arrays(baseline, candidate)
-        return permutation_core(
+        result = permutation_core(
             y - x,
             n_resamples=n_resamples,
             exact=exact,
@@ -116,10 +117,11 @@ def permutation_test(
             confidence_level=confidence_level,
             rng=generator,
         )
+        return record_seed(result, seed)
     if not callable(statistic):
         raise DataError(f"`statistic` must be a callable or None; got {statistic!r}.")
     a, b, _ = paired_arrays(baseline, candidate, ndim=2)
-    return _permutation_statistic(
+    result = _permutation_statistic(
         a,
         b,
         statistic,
@@ -129,6 +131,7 @@ def permutation_test(
         confidence_level=confidence_level,
         rng=generator,
     )
+    return record_seed(result, seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +191,7 @@ def sign_flips(
     )
     n = len(d)
     scale = float(np.max(np.abs(d))) if n else 0.0
-    tolerance = 1e-10 * max(scale, 1.0) * max(n, 1) ** 0.5
+    tolerance = 1e-10 * scale * max(n, 1) ** 0.5  # relative: scores of any magnitude
     totals, weights = _flip_distribution(
         np.column_stack([d, np.ones(n)]), paired, exact=exact, n_resamples=n_resamples, rng=rng
     )
@@ -199,7 +202,7 @@ def sign_flips(
         flipped_count=totals[:, 1],
         weights=weights,
         tolerance=tolerance,
-        step=max(float(np.std(d)) / math.sqrt(n), 1e-6 * max(scale, 1.0)),
+        step=max(float(np.std(d)) / math.sqrt(n), 1e-6 * (scale or 1.0)),
     )
 
 
@@ -244,11 +247,13 @@ def permutation_core(
     ]
     if not np.any(d):
         notes.append("every per-item difference is 0: no evidence of a difference (p = 1).")
+    elif enumerated:
+        notes += _coarse_note(len(d), 0.5 ** np.count_nonzero(d), confidence_level)
     return make_result(
         method="permutation-exact" if enumerated else "permutation",
         estimand="mean difference",
         estimate=estimate,
-        se=float(np.std(d, ddof=1) / math.sqrt(len(d))),
+        se=_standard_error(d),
         statistic=estimate,
         statistic_name="mean difference",
         df=None,
@@ -318,3 +323,24 @@ def _permutation_statistic(
 
 def _no_interval(level: float, alternative: Alternative) -> tuple[float, float]:
     return math.nan, math.nan
+
+
+def _coarse_note(n: int, smallest: float, confidence_level: float) -> list[str]:
+    """A note when no sign pattern is extreme enough to reject at the interval's level.
+
+    ``smallest`` is the probability of the most extreme pattern, ``2**-m`` for ``m`` non-zero
+    differences (each flips independently).
+    """
+    if smallest <= (1.0 - confidence_level) / 2:
+        return []
+    return [
+        f"with {n} items the smallest attainable one-sided p-value is {smallest:.3g}: no "
+        f"{confidence_level:.0%} interval excludes any shift (it is unbounded), and only a "
+        "larger sample can show a difference at this level."
+    ]
+
+
+def _standard_error(d: np.ndarray) -> float:
+    """``sd(d) / sqrt(n)``, computed on ``d / max|d|`` so that tiny scores do not underflow."""
+    scale = float(np.max(np.abs(d))) or 1.0
+    return float(np.std(d / scale, ddof=1) / math.sqrt(len(d))) * scale

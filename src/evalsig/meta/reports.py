@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
+from evalsig._documents import load_json
 from evalsig.errors import DataError, FormatError
 from evalsig.meta._validate import check_choice
 
@@ -162,9 +162,9 @@ def _read_file(path: Path) -> list[Mapping[str, Any]]:
         return out
     if suffix == ".json":
         try:
-            loaded = json.loads(text)
-        except ValueError as exc:
-            raise FormatError(f"{path}: not valid JSON ({exc}).") from None
+            loaded = load_json(text, str(path))
+        except DataError as exc:
+            raise FormatError(str(exc)) from None
         if not isinstance(loaded, list):
             raise FormatError(f"{path}: expected a JSON list of report objects.")
         return [_json_object(item, f"{path} item {i + 1}") for i, item in enumerate(loaded)]
@@ -187,9 +187,9 @@ def _read_file(path: Path) -> list[Mapping[str, Any]]:
 def _json_object(item: Any, where: str) -> Mapping[str, Any]:
     if isinstance(item, str):
         try:
-            item = json.loads(item)
-        except ValueError as exc:
-            raise FormatError(f"{where}: not valid JSON ({exc}).") from None
+            item = load_json(item, where)
+        except DataError as exc:
+            raise FormatError(str(exc)) from None
     if not isinstance(item, dict):
         raise FormatError(f"{where}: expected a JSON object, got {type(item).__name__}.")
     return item

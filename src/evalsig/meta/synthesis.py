@@ -14,7 +14,7 @@ import numpy as np
 
 from evalsig._json import SCHEMA_VERSION
 from evalsig.errors import DataError
-from evalsig.inference._common import as_generator, check_confidence_level
+from evalsig.inference._common import check_confidence_level, seeded
 from evalsig.meta._validate import (
     MetaConvergenceWarning,
     Method,
@@ -172,6 +172,8 @@ class SynthesisResult:
     test: str
     confidence_level: float
     n_resamples: int
+    seed: int | None = None
+    """``rng=seed`` reproduces the bootstrap exactly (None: no bootstrap, or a Generator)."""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -293,7 +295,7 @@ def synthesize(
         raise DataError(f"`n_resamples` is {n_resamples}; use 0 (no bootstrap) or at least 100.")
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise DataError(f"`top` must be a positive integer; got {top!r}.")
-    generator = as_generator(rng)
+    generator, seed = seeded(rng)
     table = read_reports(reports, scale=scale)
     variances = table.se**2
     groups: dict[tuple[str, str], list[int]] = {}
@@ -339,6 +341,7 @@ def synthesize(
         test=test,
         confidence_level=level,
         n_resamples=n_resamples,
+        seed=seed if n_resamples else None,
         notes=tuple(notes),
     )
 

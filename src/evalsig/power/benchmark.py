@@ -18,9 +18,9 @@ from typing import Any, Literal
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.models import ModelScores
+from evalsig.data.models import ModelScores, check_clusters
 from evalsig.errors import DataError
-from evalsig.inference._common import as_generator
+from evalsig.inference._common import seeded
 from evalsig.inference.allpairs import (
     design_effects,
     model_means,
@@ -234,6 +234,7 @@ def benchmark_resolution(
             "a category bootstrap needs item clusters; give a cluster column (e.g. "
             "cluster_column='category') or set n_resamples=0."
         )
+    check_clusters(scores)
     stats_g = pair_sums(scores.scores, scores.cluster_codes)
     binary = scores.binary
     totals = stats_g.sum(axis=0)
@@ -278,7 +279,9 @@ def benchmark_resolution(
         )
     boot = None
     if n_resamples:
-        boot = _category_bootstrap(stats_g, binary, top, pairs, z, n_resamples, as_generator(rng))
+        generator, seed = seeded(rng)
+        boot = _category_bootstrap(stats_g, binary, top, pairs, z, n_resamples, generator)
+        boot["seed"] = seed
     notes = list(scores.notes)
     if not binary:
         notes.append("scores are not one run of 0/1: N* from the paired t-test on item means")
@@ -357,6 +360,7 @@ def _category_bootstrap(
     return {
         "n_resamples": n_resamples,
         "n_clusters": n_clusters,
+        "seed": None,
         "unresolved": _distribution(plain),
         "unresolved_clustered": _distribution(clustered),
     }

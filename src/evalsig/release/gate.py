@@ -220,6 +220,8 @@ def gate(
                 "pre-registered family: not tested."
             )
     pairs = {claim.name: _pair(claim, sides[0], sides[1]) for claim in policy.tasks}
+    for claim in policy.tasks:
+        _check_margin(claim, pairs[claim.name], policy.source)
     alpha = policy.alpha
     comparisons = {
         claim.name: compare_paired(
@@ -434,6 +436,23 @@ def _decide(
     return "INCONCLUSIVE", f"{summary}, {counts['INCONCLUSIVE']} unresolved; the rule needs {need}."
 
 
+def _check_margin(claim: TaskClaim, paired: PairedScores, source: str) -> None:
+    """A margin as wide as the scores' range would pass any candidate: refuse it."""
+    if not claim.margin:
+        return
+    means = (paired.baseline.means, paired.candidate.means)
+    low, high = min(float(m.min()) for m in means), max(float(m.max()) for m in means)
+    unit = low >= 0.0 and high <= 1.0
+    span = 1.0 if unit else high - low
+    if claim.margin >= span:
+        scale = "scores in [0, 1]" if unit else f"scores from {low:g} to {high:g}"
+        raise DataError(
+            f"{source}: task {claim.name!r}: 'margin' {claim.margin:g} is not below the "
+            f"range of the scores ({scale}), so every candidate would pass; give the margin "
+            "on the score scale (0.01 is 1 point of accuracy)."
+        )
+
+
 def _romano_wolf(
     policy: GatePolicy,
     pairs: Mapping[str, PairedScores],
@@ -463,7 +482,9 @@ def _romano_wolf(
     )
     notes.append(
         "Romano-Wolf step-down over the family (studentized bootstrap of mean improvements, "
-        f"{result.scheme} resampling); the per-task tests shown are the paired tests."
+        f"{result.scheme} resampling, {result.n_resamples:,} resamples"
+        + ("" if result.seed is None else f", seed {result.seed}: --seed / rng= reproduces it")
+        + "); the per-task tests shown are the paired tests."
     )
     return MultipleTestResult(
         method="romano-wolf",

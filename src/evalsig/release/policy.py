@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import yaml
-
+from evalsig._documents import load_yaml, read_text, short
 from evalsig.comparison import VARIANTS
 from evalsig.errors import DataError
 
@@ -58,6 +58,9 @@ _POLICY_KEYS = {
     "name", "alpha", "error_rate", "correction", "rule", "at_least", "shared_items", "tasks",
 }  # fmt: skip
 _TASK_KEYS = {"name", "claim", "margin", "direction", "metric", "filter", "method", "variant"}
+
+MAX_POLICY_BYTES = 1 << 20
+"""A policy is a page of settings: anything over 1 MiB is not one."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -135,16 +138,8 @@ def load_policy(policy: str | os.PathLike[str] | Mapping[str, Any] | GatePolicy)
     if isinstance(policy, Mapping):
         return _from_mapping(policy, "<policy>")
     path = Path(policy)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read the policy ({exc.strerror or exc}).") from None
-    except UnicodeDecodeError:
-        raise DataError(f"{path}: the policy is not valid UTF-8 text.") from None
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise DataError(f"{path}: not valid YAML or JSON ({exc}).") from None
+    text = read_text(path, what="a policy", max_bytes=MAX_POLICY_BYTES)
+    document = load_yaml(text, str(path))
     if not isinstance(document, Mapping):
         raise DataError(f"{path}: a policy is a mapping with 'name', 'alpha', 'tasks' ...")
     return _from_mapping(document, str(path))
@@ -153,20 +148,23 @@ def load_policy(policy: str | os.PathLike[str] | Mapping[str, Any] | GatePolicy)
 def _from_mapping(document: Mapping[str, Any], source: str) -> GatePolicy:
     _unknown(document, _POLICY_KEYS, source, "policy")
     alpha = document.get("alpha", 0.05)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise DataError(f"{source}: 'alpha' must be a number between 0 and 1; got {alpha!r}.")
+    if not _number(alpha) or not 0 < alpha < 1:
+        raise DataError(
+            f"{source}: 'alpha' must be a number strictly between 0 and 1, e.g. 0.05; got "
+            f"{short(alpha)}."
+        )
     error_rate = _choice(document.get("error_rate", "fwer"), ErrorRate, source, "error_rate")
     allowed = CORRECTIONS[error_rate]
     correction = document.get("correction", allowed[0])
     if correction not in allowed:
         other = "fdr" if error_rate == "fwer" else "fwer"
         hint = (
-            f" ({correction!r} controls the {other.upper()})"
+            f" ({short(correction)} controls the {other.upper()})"
             if correction in CORRECTIONS[other]
             else ""
         )
         raise DataError(
-            f"{source}: 'correction' {correction!r} does not control the "
+            f"{source}: 'correction' {short(correction)} does not control the "
             f"{error_rate.upper()}{hint}; choose one of {', '.join(allowed)}."
         )
     rule = _choice(document.get("rule", "all"), Rule, source, "rule")
@@ -191,8 +189,10 @@ def _from_mapping(document: Mapping[str, Any], source: str) -> GatePolicy:
         raise DataError(f"{source}: 'at_least' goes with rule 'at-least', not {rule!r}.")
     shared = document.get("shared_items", False)
     if not isinstance(shared, bool):
-        raise DataError(f"{source}: 'shared_items' must be true or false; got {shared!r}.")
+        raise DataError(f"{source}: 'shared_items' must be true or false; got {short(shared)}.")
     name = document.get("name", Path(source).stem if source != "<policy>" else "gate")
+    if not isinstance(name, (str, int)) or isinstance(name, bool):
+        raise DataError(f"{source}: 'name' must be a string; got {short(name)}.")
     return GatePolicy(
         name=str(name),
         tasks=tasks,
@@ -215,14 +215,14 @@ def _task(entry: object, source: str, number: int) -> TaskClaim:
         or not entry["name"]
     ):
         raise DataError(f"{source}: task {number} needs a 'name' (a string).")
-    where = f"{source}: task {entry['name']!r}"
+    where = f"{source}: task {short(entry['name'])}"
     _unknown(entry, _TASK_KEYS, where, "task")
     claim = _choice(entry.get("claim", "superiority"), Claim, where, "claim")
     margin = entry.get("margin", 0.0)
-    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or margin < 0:
+    if not _number(margin) or not 0 <= margin < math.inf:
         raise DataError(
-            f"{where}: 'margin' must be a non-negative number on the score scale (0.01 is "
-            f"1 point); got {margin!r}."
+            f"{where}: 'margin' must be a finite, non-negative number on the score scale "
+            f"(0.01 is 1 point of accuracy); got {short(margin)}."
         )
     if claim == "superiority" and margin:
         raise DataError(
@@ -232,11 +232,11 @@ def _task(entry: object, source: str, number: int) -> TaskClaim:
     method = entry.get("method", "auto")
     if method != "auto" and method not in VARIANTS:
         raise DataError(
-            f"{where}: unknown 'method' {method!r}; choose auto or {', '.join(VARIANTS)}."
+            f"{where}: unknown 'method' {short(method)}; choose auto or {', '.join(VARIANTS)}."
         )
     variant = entry.get("variant")
     if variant is not None and (method == "auto" or variant not in VARIANTS[method]):
-        raise DataError(f"{where}: 'variant' {variant!r} needs a method that has it.")
+        raise DataError(f"{where}: 'variant' {short(variant)} needs a method that has it.")
     return TaskClaim(
         name=entry["name"],
         claim=claim,
@@ -249,24 +249,33 @@ def _task(entry: object, source: str, number: int) -> TaskClaim:
     )
 
 
+def _number(value: object) -> bool:
+    """A real number, not a boolean (YAML reads ``true`` as one) and not NaN."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
 def _optional_str(entry: Mapping[str, Any], key: str, where: str) -> str | None:
     value = entry.get(key)
     if value is not None and not isinstance(value, str):
-        raise DataError(f"{where}: {key!r} must be a string; got {value!r}.")
+        raise DataError(f"{where}: {key!r} must be a string; got {short(value)}.")
     return value
 
 
 def _choice(value: object, kind: Any, where: str, key: str) -> Any:
     options = get_args(kind)
     if value not in options:
-        raise DataError(f"{where}: {key!r} must be one of {', '.join(options)}; got {value!r}.")
+        raise DataError(
+            f"{where}: {key!r} must be one of {', '.join(options)}; got {short(value)}."
+        )
     return value
 
 
 def _unknown(document: Mapping[str, Any], known: set[str], where: str, what: str) -> None:
-    unknown = sorted(str(k) for k in document if k not in known)
+    unknown = sorted(short(str(k), 40) for k in document if k not in known)
     if unknown:
+        shown = ", ".join(unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
         raise DataError(
-            f"{where}: unknown {what} key(s) {', '.join(map(repr, unknown))}; known keys: "
-            f"{', '.join(sorted(known))}."
+            f"{where}: unknown {what} key(s) {shown}; known keys: {', '.join(sorted(known))}."
         )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalsig import __version__
+from evalsig._documents import load_json, read_text
 from evalsig.errors import DataError
 from evalsig.release.policy import GatePolicy
 
@@ -135,14 +136,7 @@ def default_path(policy: GatePolicy) -> Path:
 def read_registration(path: str | os.PathLike[str]) -> Registration:
     """Read a registration record, with errors that name the file and the field."""
     target = Path(path)
-    try:
-        data = json.loads(target.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError(
-            f"{target}: cannot read the registration ({exc.strerror or exc})."
-        ) from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DataError(f"{target}: not a valid registration record ({exc}).") from None
+    data = load_json(read_text(target, what="a registration record"), str(target))
     try:
         return Registration(
             policy_name=str(data["policy_name"]),

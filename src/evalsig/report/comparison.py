@@ -53,6 +53,16 @@ def sizes(r: Result) -> str:
     return text
 
 
+def resampling(r: Result) -> str | None:
+    """'10,000 resamples, seed 42 (pass it as --seed / rng= to reproduce)', if drawn at random."""
+    if not r.get("n_resamples"):
+        return None
+    seed = r.get("seed")
+    if seed is None:
+        return f"{r['n_resamples']:,} resamples; seed unknown (a numpy Generator was passed)"
+    return f"{r['n_resamples']:,} resamples, seed {seed} (pass it as --seed / rng= to reproduce)"
+
+
 def one_line(r: Result) -> str:
     """'candidate - baseline = +1.17 pp (95% CI +0.65 to +1.69 pp), p < 0.0001 [method, n]'."""
     return (
@@ -126,6 +136,9 @@ def as_text(r: Result) -> str:
         f"  data       {sizes(r)}"
         + (f"; discordant n01 = {r['n01']:,}, n10 = {r['n10']:,}" if r["n01"] is not None else ""),
     ]
+    draws = resampling(r)
+    if draws:
+        lines.append(f"  resampling {draws}")
     if r["notes"]:
         lines.append("  notes")
         lines.extend(f"   - {note}" for note in r["notes"])
@@ -159,6 +172,9 @@ def as_markdown(r: Result, *, title: str | None = None) -> str:
         ("Interval", _interval(r)),
         ("p-value", f"{fmt.pvalue(_p(r))} (single test, no multiplicity correction)"),
     ]
+    draws = resampling(r)
+    if draws:
+        rows.append(("Resampling", draws))
     reach = resolution(r)
     if reach:
         rows.append(("Resolution", reach))

@@ -131,6 +131,9 @@ def _comparison(r: Result) -> tuple[str, dict[str, Any]]:
         ("Method", f"{r['method']}: {r['method_reason']}"),
         ("Data", comparison_text.sizes(r)),
     ]
+    draws = comparison_text.resampling(r)
+    if draws:
+        rows.append(("Resampling", draws))
     reach = comparison_text.resolution(r)
     if reach:
         rows.append(("Resolution", reach))

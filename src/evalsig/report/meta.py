@@ -247,7 +247,13 @@ def summary(r: Result) -> list[str]:
         lines.append(
             f"Median bootstrap CI half-width {_num(s['median_half_width'], d)} synthesized vs "
             f"{_num(s['median_single_half_width'], d)} for a single report "
-            f"({s['n_cells_bootstrap']} cells with 3 or more reports)."
+            f"({s['n_cells_bootstrap']} cells with 3 or more reports"
+            + (
+                ""
+                if r.get("seed") is None
+                else f"; {r['n_resamples']:,} resamples, seed {r['seed']}"
+            )
+            + ")."
         )
     depth = r["leaderboards"][0]["top"] if benchmarks else 0
     lines.append(

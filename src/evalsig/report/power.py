@@ -277,9 +277,14 @@ def benchmark_summary(r: Result) -> list[str]:
             dist = ", ".join(f"{k}: {100 * v:.1f}%" for k, v in boot[key].items())
             lines.append(
                 f"category bootstrap ({boot['n_resamples']:,} resamples of "
-                f"{boot['n_clusters']} clusters), {label} count: {dist}"
+                f"{boot['n_clusters']} clusters{_seed(boot)}), {label} count: {dist}"
             )
     return lines
+
+
+def _seed(boot: Result) -> str:
+    seed = boot.get("seed")
+    return "" if seed is None else f", seed {seed}"
 
 
 def benchmark_text(r: Result) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalsig.errors import DataError
-from evalsig.inference._common import as_generator
+from evalsig.inference._common import as_generator, seeded
 from evalsig.simulate.design import MixtureDesign
 
 __all__ = ["SimulatedBenchmark", "simulate_benchmark", "simulate_runs"]
@@ -36,6 +36,9 @@ class SimulatedBenchmark:
     """``(R, n)`` 0/1 scores of the candidate."""
     clusters: np.ndarray | None = None
     """``(n,)`` cluster code of each item, or None (unclustered items)."""
+    seed: int | None = None
+    """``simulate_benchmark(..., rng=seed)`` regenerates exactly this benchmark (None: ``rng``
+    was a Generator, or the pair came from :func:`simulate_models`, whose result has the seed)."""
 
     @property
     def true_difference(self) -> float:
@@ -94,7 +97,7 @@ def simulate_benchmark(
     low, high = middle
     if not 0 <= low <= high <= 1:
         raise DataError(f"`middle` must be an interval inside [0, 1]; got {middle!r}.")
-    generator = as_generator(rng)
+    generator, seed = seeded(rng)
     clusters = None
     if n_clusters is not None or icc != 0.0:
         design = MixtureDesign(
@@ -127,7 +130,7 @@ def simulate_benchmark(
     p_candidate[generator.choice(hard, size=n_promote, replace=False)] = 1.0
     baseline = simulate_runs(p, n_runs, generator)
     candidate = simulate_runs(p_candidate, n_runs, generator)
-    return SimulatedBenchmark(p, p_candidate, baseline, candidate, clusters)
+    return SimulatedBenchmark(p, p_candidate, baseline, candidate, clusters, seed)
 
 
 def simulate_runs(

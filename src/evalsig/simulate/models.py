@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 
 from evalsig.errors import DataError
-from evalsig.inference._common import as_generator
+from evalsig.inference._common import seeded
 from evalsig.simulate.benchmark import SimulatedBenchmark, simulate_runs
 from evalsig.simulate.design import MixtureDesign
 from evalsig.simulate.fitted import FittedDesign
@@ -41,6 +41,9 @@ class SimulatedModels:
     finetune: np.ndarray
     clusters: np.ndarray | None = None
     """``(n,)`` cluster code of each item, or None."""
+    seed: int | None = None
+    """``simulate_models(design, rng=seed)`` regenerates exactly these draws (None: ``rng``
+    was a Generator)."""
 
     def pair(self, candidate: Candidate = "finetune") -> SimulatedBenchmark:
         """The baseline and one candidate as a :class:`SimulatedBenchmark`."""
@@ -103,7 +106,7 @@ def simulate_models(
     (57.06, 56.88)
     """
     design = MixtureDesign() if design is None else design
-    generator = as_generator(rng)
+    generator, seed = seeded(rng)
     p = design.latent(generator)
     p_finetune = promote(p, design.n_promote, generator)
     runs = design.n_runs
@@ -115,4 +118,5 @@ def simulate_models(
         clone=simulate_runs(p, runs, generator),
         finetune=simulate_runs(p_finetune, runs, generator),
         clusters=design.clusters,
+        seed=seed,
     )

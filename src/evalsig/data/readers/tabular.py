@@ -85,6 +85,11 @@ def loads(line: bytes | bytearray | str) -> Any:
             "",
             0,
         ) from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
+            raise
+        # Python refuses to convert integers of more than 4300 digits.
+        raise json.JSONDecodeError("a number with more than 4300 digits", "", 0) from None
 
 
 def duplicate_key(
@@ -134,6 +139,15 @@ def duplicate_key(
     return None
 
 
+CLUSTER_NAMES = frozenset(
+    {
+        "category", "subcategory", "subject", "topic", "task", "subtask", "domain",
+        "source", "src", "dataset", "subset", "passage", "document", "scenario",
+    }
+)  # fmt: skip
+"""Column names (any case) that obviously group items: a note suggests ``--cluster``."""
+
+
 @dataclass(slots=True)
 class RecordMapper:
     """Turns records (rows) into observations, for the columns the user chose or we found."""
@@ -153,6 +167,8 @@ class RecordMapper:
     where: tuple[tuple[str, str], ...]
     wide: tuple[str, ...] = ()
     """Score columns of a wide table, one per run (empty: one score column)."""
+    hints: tuple[str, ...] = ()
+    """Columns that look like item clusters the user did not pass (see CLUSTER_NAMES)."""
     null_predictions: int = 0
     empty_cells: int = 0
 
@@ -225,6 +241,10 @@ class RecordMapper:
             key, found = detect_key(available, roles, source=source)
             notes += [found] if found else []
         out.notes.extend(notes)
+        taken = {*used, columns.cluster, key, options.task_column, *wide, *dict(options.where)}
+        hints: tuple[str, ...] = ()
+        if options.cluster_column is None:
+            hints = tuple(c for c in available if c.lower() in CLUSTER_NAMES and c not in taken)
         return cls(
             get=get,
             parse_score=parse_score,
@@ -238,6 +258,7 @@ class RecordMapper:
             task=options.task_column,
             where=options.where,
             wide=wide,
+            hints=hints,
         )
 
     def feed(self, record: Any, position: object, out: Collector) -> None:
@@ -250,6 +271,7 @@ class RecordMapper:
             item = get(record, self.id)
             if self.wide:
                 self._feed_wide(record, item, position, out)
+                self._hint(record, out)
                 return
             if self.prediction is not None and self.answer is not None:
                 gold = get(record, self.answer)
@@ -281,8 +303,17 @@ class RecordMapper:
                 cluster=None if self.cluster is None else get(record, self.cluster),
                 key=None if self.key is None else get(record, self.key),
             )
+            self._hint(record, out)
         except KeyError as exc:
             out.bad(position, f"no field {exc.args[0]!r}; every row needs it.")
+
+    def _hint(self, record: Any, out: Collector) -> None:
+        """Count the labels of columns that look like clusters (for a note, never used)."""
+        for column in self.hints:
+            try:
+                out.hint_cluster(column, self.get(record, column))
+            except KeyError:
+                continue
 
     def _feed_wide(self, record: Any, item: object, position: object, out: Collector) -> None:
         """One observation per score column (run); an empty cell is a run without the item."""

@@ -1,0 +1,205 @@
+"""Safe reading of small structured documents: gate policies, saved results, records.
+
+Untrusted YAML and JSON are bounded before anything formats them: a size cap in bytes, a
+nesting cap, no YAML aliases or anchors (a 490-byte "billion laughs" expands to gigabytes
+when printed), no duplicate keys (parsers keep the last silently), no YAML timestamps
+(they become strings, as written), and only plain types: mappings, lists, strings,
+numbers, booleans and null. Errors name the file, the line where known, and the fix, and
+never print more than a short prefix of a bad value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evalsig.errors import DataError
+
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "clip", "load_json", "load_yaml", "read_text", "short"]
+
+MAX_BYTES = 64 << 20
+"""Largest document read (64 MiB): results of thousands of tasks fit with room to spare."""
+
+MAX_DEPTH = 64
+"""Deepest nesting accepted; evalsig's own documents use fewer than 10 levels."""
+
+PLAIN = (dict, list, str, int, float, bool, type(None))
+
+
+def short(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for messages about untrusted values."""
+    if isinstance(value, (dict, list)):
+        return f"a {type(value).__name__} of {len(value)} entries"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def clip(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters (for parser messages that quote the input)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_text(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_BYTES) -> str:
+    """A document's UTF-8 text, refusing files larger than ``max_bytes`` before reading."""
+    target = Path(path)
+    try:
+        size = target.stat().st_size
+        if size > max_bytes:
+            raise DataError(
+                f"{target}: {size:,} bytes is too large for {what} (the limit is "
+                f"{max_bytes:,}); is this the right file?"
+            )
+        with open(target, "rb") as f:
+            raw = f.read(max_bytes + 1)
+    except OSError as exc:
+        raise DataError(f"{target}: cannot read {what} ({exc.strerror or exc}).") from None
+    if len(raw) > max_bytes:  # a file that grew, or a pipe
+        raise DataError(f"{target}: larger than the limit of {max_bytes:,} bytes for {what}.")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{target}: {what} is not valid UTF-8 text (byte {exc.start}); re-save it as UTF-8."
+        ) from None
+
+
+# --- YAML ----------------------------------------------------------------------------------
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader without aliases, anchors, duplicate keys, timestamps or deep nesting."""
+
+    yaml_implicit_resolvers = {  # noqa: RUF012  # replaces the base class's table
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    depth = 0
+    max_depth = MAX_DEPTH
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise _Refused(
+                event.start_mark.line + 1,
+                "anchors and aliases (&name, *name) are not accepted; write the values out",
+            )
+        self.depth += 1
+        if self.depth > self.max_depth:
+            raise _Refused(event.start_mark.line + 1, f"nested deeper than {self.max_depth} levels")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise _Refused(key_node.start_mark.line + 1, "mapping keys must be plain values")
+            if key in seen:
+                raise _Refused(
+                    key_node.start_mark.line + 1,
+                    f"key {short(key)} appears twice in one mapping (YAML keeps only the "
+                    "last, so evalsig will not guess which is meant): remove one",
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+class _Refused(Exception):
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(line, reason)
+        self.line, self.reason = line, reason
+
+
+def load_yaml(text: str, source: str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """Parse a YAML (or JSON) document under the bounds in the module docstring."""
+    loader = None
+    try:
+        loader = _StrictLoader(text)
+        loader.max_depth = max_depth
+        document = loader.get_single_data()
+    except _Refused as exc:
+        raise DataError(f"{source}: line {exc.line}: {exc.reason}.") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        raise DataError(
+            f"{source}: {where}not valid YAML or JSON ({clip(str(exc.problem or exc))})."
+        ) from None
+    except yaml.YAMLError as exc:
+        raise DataError(f"{source}: not valid YAML or JSON ({clip(str(exc))}).") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+    _check_plain(document, source)
+    return document
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Duplicate(key)
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid in strict JSON")
+
+
+def load_json(text: str, source: str, *, max_depth: int = MAX_DEPTH) -> Any:
+    """Parse strict JSON: no NaN or Infinity, no duplicate keys, at most ``max_depth`` deep."""
+    try:
+        document = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
+    except _Duplicate as exc:
+        raise DataError(
+            f"{source}: key {short(exc.args[0])} appears twice in one object (JSON readers "
+            "keep only the last, so evalsig will not guess which is meant): remove one."
+        ) from None
+    except RecursionError:
+        raise DataError(f"{source}: nested deeper than {max_depth} levels.") from None
+    except ValueError as exc:
+        raise DataError(f"{source}: not strict JSON ({clip(str(exc))}).") from None
+    _check_plain(document, source, max_depth)
+    return document
+
+
+# --- both ----------------------------------------------------------------------------------
+
+
+def _walk(document: Any) -> Iterator[tuple[int, Any]]:
+    """Every value with its depth (1 for the document), without recursion."""
+    stack = [(1, document)]
+    while stack:
+        depth, value = stack.pop()
+        yield depth, value
+        if isinstance(value, dict):
+            stack.extend((depth + 1, v) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((depth + 1, v) for v in value)
+
+
+def _check_plain(document: Any, source: str, max_depth: int = MAX_DEPTH) -> None:
+    for depth, value in _walk(document):
+        if depth > max_depth:
+            raise DataError(f"{source}: nested deeper than {max_depth} levels.")
+        if not isinstance(value, PLAIN):
+            raise DataError(
+                f"{source}: holds a {type(value).__name__} value ({short(value)}); documents "
+                "hold only mappings, lists, strings, numbers, true/false and null."
+            )

@@ -1,0 +1,77 @@
+"""A column that obviously groups items, not passed as the cluster, is named in a note."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import evalsig
+from evalsig.cli import app
+
+runner = CliRunner()
+
+
+def _frame(n_items: int = 40, labels: int = 4, column: str = "Subject") -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "item": [f"q{i}" for i in range(n_items)],
+            "score": [i % 2 for i in range(n_items)],
+            column: [f"s{i % labels}" for i in range(n_items)],
+        }
+    )
+
+
+def _hints(result: evalsig.ComparisonResult) -> list[str]:
+    return [n for n in result.notes if "look like item clusters" in n]
+
+
+def test_dataframes_get_the_note_once_with_the_count_and_the_fix() -> None:
+    base, cand = _frame(), _frame()
+    cand["score"] = 1 - cand["score"]
+    (note,) = _hints(evalsig.compare(base, cand))
+    assert note.startswith("column(s) 'Subject' (4 values) look like item clusters")
+    assert "36% false positives at alpha 0.05" in note
+    assert note.endswith(
+        "Pass --cluster Subject (cluster='Subject') unless the items are independent."
+    )
+
+
+def test_no_note_when_the_cluster_is_passed_or_the_column_does_not_group() -> None:
+    base, cand = _frame(), _frame()
+    assert not _hints(evalsig.compare(base, cand, cluster="Subject"))
+    one = _frame(labels=1)
+    assert not _hints(evalsig.compare(one, one))
+    unique = _frame(labels=40)  # one label per item: no grouping
+    assert not _hints(evalsig.compare(unique, unique))
+    other = _frame(column="model_name")
+    assert not _hints(evalsig.compare(other, other))
+
+
+def test_files_through_the_cli(tmp_path: Path) -> None:
+    for name in ("a.csv", "b.csv"):
+        frame = _frame(column="category")
+        frame["topic"] = [f"t{i % 8}" for i in range(40)]
+        frame.to_csv(tmp_path / name, index=False)
+    result = runner.invoke(app, ["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("look like item clusters") == 1
+    assert "'category' (4 values), 'topic' (8 values)" in result.stdout
+    clustered = runner.invoke(
+        app, ["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--cluster", "topic"]
+    )
+    assert clustered.exit_code == 0, clustered.output
+    assert "look like item clusters" not in clustered.stdout
+
+
+@pytest.mark.shared_data
+def test_the_mmlu_pro_long_table_names_category_and_src(shared_data: Path) -> None:
+    table = shared_data / "mmlu_pro" / "mmlu_pro_long.csv.gz"
+    args = ["compare", str(table), str(table), "--id", "question_id"]
+    args += ["--baseline-where", "model=Llama-2-7b-hf_5shots"]
+    args += ["--candidate-where", "model=Llama-2-13b-hf_5shots", "--format", "json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "column(s) 'category' (14 values), 'src' (91 values) look like" in result.stdout
