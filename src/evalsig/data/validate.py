@@ -99,10 +99,10 @@ of their sums over millions of items stay far inside float64."""
 
 
 def _check_magnitude(block: np.ndarray, start: int, *, what: str, label: Labeller) -> None:
-    size = np.abs(block)
-    largest = float(size.max(initial=0.0))
-    if largest <= LARGEST:
+    if block.size == 0 or max(-float(block.min()), float(block.max())) <= LARGEST:
         return
+    size = np.abs(block)
+    largest = float(size.max())
     hit = np.flatnonzero((size == largest).any(axis=0) if block.ndim == 2 else size == largest)
     raise DataError(
         f"{what} has scores as large as {largest:.3g} ({examples(label(hit[:1] + start))}): "

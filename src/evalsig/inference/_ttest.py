@@ -75,13 +75,15 @@ def paired_t_core(
     """The t-test on validated differences (at least two)."""
     n = len(d)
     estimate = float(np.mean(d))
-    scale = float(np.max(np.abs(d))) or 1.0
-    z = d / scale  # t is scale-free: squares of tiny or huge scores stay in range
+    top = float(np.max(np.abs(d)))
+    # t is scale-free; rescale only scores so tiny or huge that their squares would not fit
+    scale = top if top and not 1e-100 <= top <= 1e100 else 1.0
+    z = d / scale if scale != 1.0 else d
     se_z = float(np.std(z, ddof=1) / math.sqrt(n))
     se = se_z * scale
     df = float(n - 1)
     notes: list[str] = []
-    if se_z <= 1e-12:
+    if se_z <= 1e-12 * top / scale:
         se = se_z = 0.0  # differences equal up to rounding: zero variance, not a tiny one
     if se_z > 0:
         t = float(np.mean(z)) / se_z
