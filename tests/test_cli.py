@@ -168,7 +168,7 @@ def test_inspect_lists_what_a_file_holds(shared_data: Path) -> None:
     folder = shared_data / "harness_fixtures/every_eval_ever/tests/data/lm_eval"
     result = runner.invoke(app, ["inspect", str(folder)])
     assert result.exit_code == 0, result.output
-    assert "[lm-eval]" in result.stdout
+    assert "[lm-eval v0.4.7 or later]" in result.stdout
     assert "math_perturbed_full" in result.stdout
     assert "exact_match" in result.stdout
     assert "content keys:   doc_hash, target, target_hash" in result.stdout

@@ -175,3 +175,76 @@ def test_end_to_end_cli(tmp_path: Path) -> None:
     ambiguous = CliRunner().invoke(app, ["compare", str(a), str(b)])
     assert ambiguous.exit_code == 1
     assert "several metrics ('acc', 'acc_norm'); choose one with --metric" in ambiguous.stderr
+
+
+# --- every layout the harness has written --------------------------------------------------
+
+LAYOUTS = Path(__file__).parent / "fixtures" / "lm_eval"
+FOLDERS = {
+    "v0.4.0-v0.4.2": ("v0.4.0-v0.4.2", "v0.4.0-v0.4.2 (<model_args>_<task>.jsonl holding"),
+    "main-2024-05": (
+        "main-2024-05/EleutherAI__pythia-160m",
+        "main of May-June 2024 (samples_<task>_<date>.json holding JSON Lines)",
+    ),
+    "v0.4.3-v0.4.6": ("v0.4.3-v0.4.6/EleutherAI__pythia-160m", "v0.4.3-v0.4.6"),
+    "v0.4.7": ("v0.4.7/EleutherAI__pythia-160m", "v0.4.7 or later"),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(FOLDERS))
+def test_every_layout_reads_the_same_scores(layout: str) -> None:
+    folder, version = FOLDERS[layout]
+    path = LAYOUTS / folder
+    described = describe(path)
+    assert described.layouts[0].startswith(f"lm-eval {version}")
+    assert [t.name for t in described.tasks] == ["arc_easy", "gsm8k"]
+    gsm = next(t for t in described.tasks if t.name == "gsm8k")
+    assert gsm.filters == ("flexible-extract", "strict-match")
+    assert gsm.runs == (1, 1)  # one copy per filter, not two runs
+    arc = load(path, task="arc_easy", metric="acc")
+    assert arc.sums.tolist() == [1.0, 0.0, 1.0]
+    strict = load(path, task="gsm8k", filter="strict-match")
+    flexible = load(path, task="gsm8k", filter="flexible-extract")
+    assert (strict.sums.tolist(), flexible.sums.tolist()) == ([1.0, 0.0, 0.0], [1.0, 1.0, 0.0])
+
+
+def test_single_legacy_files_and_the_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalsig.cli import app
+
+    legacy = LAYOUTS / "v0.4.0-v0.4.2" / "pretrained__EleutherAI__pythia-160m_gsm8k.jsonl"
+    table = load(legacy, filter="flexible-extract")
+    assert table.sums.tolist() == [1.0, 1.0, 0.0]
+    old = LAYOUTS / FOLDERS["v0.4.0-v0.4.2"][0]
+    new = LAYOUTS / FOLDERS["v0.4.7"][0]
+    args = ["compare", str(old), str(new), "--task", "gsm8k", "--filter", "strict-match"]
+    result = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["n_items"] == 3
+    shown = CliRunner().invoke(app, ["inspect", str(old)])
+    assert "[lm-eval v0.4.0-v0.4.2 (<model_args>_<task>.jsonl holding a JSON array)]" in (
+        shown.stdout
+    )
+
+
+def test_unnamed_filters_without_a_results_file_are_numbered(tmp_path: Path) -> None:
+    records = [
+        _sample(i, filter=None, metrics=None, acc=float(k)) for k in (0, 1) for i in range(4)
+    ]
+    for record in records:
+        del record["filter"], record["metrics"]
+    path = _write(tmp_path / "samples_gsm8k_2024-08-01T00-00-00.jsonl", records)
+    tables = describe(path)
+    assert tables.tasks[0].filters == ("filter 1", "filter 2")
+    assert any("appears 2 times without a filter name" in n for n in tables.notes)
+    assert load(path, filter="filter 2", metric="acc").sums.tolist() == [1.0] * 4
+
+
+def test_a_forced_format_that_reads_nothing_is_an_error(tmp_path: Path) -> None:
+    path = _write(tmp_path / "other.jsonl", [{"x": 1}, {"x": 2}])
+    for skip in (False, True):
+        with pytest.raises(FormatError, match=r"(not an lm-evaluation-harness sample)"):
+            load(path, format="lm-eval", skip_bad_lines=skip)
+    with pytest.raises(FormatError, match=r"none of its records could be read as 'lm-eval' \(2 "):
+        describe(path, format="lm-eval", skip_bad_lines=True)

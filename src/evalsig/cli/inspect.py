@@ -42,7 +42,7 @@ def inspect_command(
 
 
 def _print(console: Console, path: Path, d: Description) -> None:
-    console.print(f"{path}  [{', '.join(d.formats)}]", style="bold", markup=False)
+    console.print(f"{path}  [{', '.join(d.layouts)}]", style="bold", markup=False)
     table = Table(show_edge=False, pad_edge=False)
     for column in ("task", "items", "runs", "metrics", "filters", "scores", "missing"):
         table.add_column(column)
@@ -75,7 +75,7 @@ def _markdown(path: Path, d: Description) -> str:
     from evalsig.report.comparison import md as _md
 
     lines = [
-        f"**{_md(str(path))}** ({_md(', '.join(d.formats))})",
+        f"**{_md(str(path))}** ({_md(', '.join(d.layouts))})",
         "",
         "| task | items | runs | metrics | filters | missing |",
         "|---|---|---|---|---|---|",

@@ -136,10 +136,31 @@ def collect(
     for number, path in enumerate(files, start=1):
         reader = _pick(path, format)
         out.start_file(str(path), reader.name)
+        rows, skipped = len(out.rows), len(out.skipped)
         with unreadable_as_format_error(path):
             reader.read(path, options, out)
+        if len(out.rows) == rows:
+            _nothing_read(path, reader.name, out.skipped[skipped:], format)
         report("reading result files", number, len(files))
     return out
+
+
+def _nothing_read(
+    path: Path, reader: str, skipped: list[tuple[int, object, str]], format: str
+) -> None:
+    """A file that gave no scored observation is an error, even with skip_bad_lines."""
+    hint = (
+        f" Is it really {reader!r}? Try --input-format auto, or name the columns."
+        if format != "auto"
+        else ""
+    )
+    if skipped:
+        _, position, reason = skipped[0]
+        raise FormatError(
+            f"{path}: none of its records could be read as {reader!r} ({len(skipped):,} "
+            f"malformed; the first, {position}: {reason}).{hint}"
+        )
+    raise FormatError(f"{path}: holds no scored records.{hint}")
 
 
 @contextmanager

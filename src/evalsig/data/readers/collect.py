@@ -54,6 +54,8 @@ class Description:
     problems: tuple[str, ...]
     """Where and why the first malformed records were skipped."""
     notes: tuple[str, ...]
+    layouts: tuple[str, ...] = ()
+    """The harness and version of each layout read, e.g. 'lm-eval v0.4.7 or later'."""
 
 
 @dataclass(slots=True)
@@ -63,6 +65,8 @@ class Collector:
     options: ReadOptions
     sources: list[str] = field(default_factory=list)
     formats: list[str] = field(default_factory=list)
+    versions: list[str | None] = field(default_factory=list)
+    """The version (layout) of each file's format, when its reader can tell."""
     rows: list[tuple[Any, ...]] = field(default_factory=list)
     """One tuple per observation: task, item, value, metric, filter, run, cluster, key,
     file number, position (in that order: see :meth:`add`)."""
@@ -80,7 +84,12 @@ class Collector:
         """Begin a new file: observations that follow are its runs."""
         self.sources.append(source)
         self.formats.append(format)
+        self.versions.append(None)
         self._file = len(self.sources) - 1
+
+    def version(self, text: str) -> None:
+        """Record which version (layout) of its format the current file is."""
+        self.versions[self._file] = text
 
     def add(
         self,
@@ -279,6 +288,12 @@ class Collector:
                 f"{self._describe_where(f, p)}: {reason}" for f, p, reason in self.skipped[:5]
             ),
             notes=tuple(self.notes),
+            layouts=tuple(
+                dict.fromkeys(
+                    f"{fmt} {ver}" if ver else fmt
+                    for fmt, ver in zip(self.formats, self.versions, strict=True)
+                )
+            ),
         )
 
 

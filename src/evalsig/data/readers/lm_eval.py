@@ -1,23 +1,36 @@
-"""lm-evaluation-harness ``--log_samples`` output.
+"""lm-evaluation-harness ``--log_samples`` output, in every layout the harness has written.
 
-The harness writes, per run, ``results_<datetime>.json`` (aggregate scores and the task
-configs) and one ``samples_<task>_<datetime>.jsonl`` per task: one line per document and
-filter, with ``doc_id``, ``doc``, ``target``, the responses, ``filter`` (``none``,
-``strict-match``, ``flexible-extract`` ...), ``metrics`` (the names of the per-document
-metric fields, in recent versions), ``doc_hash`` / ``prompt_hash`` / ``target_hash``, and
-each metric's value as a top-level field (``acc``, ``acc_norm``, ``exact_match`` ...).
+=====================  ===========================================================  ===========
+harness version        files (per model)                                            ``filter``
+=====================  ===========================================================  ===========
+v0.4.0 - v0.4.2        ``results.json`` and ``<model_args>_<task>.jsonl`` holding    no
+                       one pretty-printed JSON array of samples
+main, May - June 2024  ``results_<date>.json``, ``samples_<task>_<date>.json``       no
+                       holding JSON Lines
+v0.4.3 - v0.4.6        ``results_<date>.json``, ``samples_<task>_<date>.jsonl``      no
+v0.4.7 and later       the same, each sample with ``filter`` and ``metrics``         yes
+=====================  ===========================================================  ===========
 
-Read here: item = ``doc_id``; task = the ``<task>`` of the file name; metric and filter as
-chosen (an error lists them when several exist and none was chosen); content key =
-``doc_hash`` (or the field named by ``key_column``, e.g. ``target``), so that two runs on
-different dataset revisions are caught; clusters from a field of ``doc`` (``doc.subject``).
-Metrics whose per-document value is not a number (BLEU-style corpus metrics keep
-references and predictions per document) are not per-item scores and are refused with an
-explanation. A directory ``<output_path>/<model>/`` is read whole: one task per samples
-file, and several samples files of one task (repeated runs) become runs of its items.
+A sample holds ``doc_id``, ``doc``, ``target``, the responses, each metric's value as a
+top-level field (``acc``, ``acc_norm``, ``exact_match`` ...) and, from v0.4.3,
+``doc_hash`` / ``prompt_hash`` / ``target_hash``. Before v0.4.7 a task with several filters
+(``strict-match``, ``flexible-extract``) wrote every document once per filter, in the
+order of the task config's ``filter_list``, without naming the filter: the k-th
+occurrence of a document is read as the k-th filter, named from the results file's task
+config when it is there.
 
-Reference: EleutherAI lm-evaluation-harness, ``docs/interface.md`` (``--log_samples``) and
-``lm_eval/evaluator.py`` (the per-sample record).
+Read here: item = ``doc_id``; task = the ``<task>`` of the file name (for v0.4.0 - v0.4.2,
+the task of ``results.json`` the file name ends with); metric and filter as chosen (an
+error lists them when several exist and none was chosen); content key = ``doc_hash`` (or
+the field named by ``key_column``, e.g. ``target``), so that two runs on different dataset
+revisions are caught; clusters from a field of ``doc`` (``doc.subject``). Metrics whose
+per-document value is not a number (BLEU-style corpus metrics keep references and
+predictions per document) are not per-item scores and are refused with an explanation. A
+directory ``<output_path>/<model>/`` is read whole: one task per samples file, and several
+samples files of one task (repeated runs) become runs of its items.
+
+Reference: EleutherAI lm-evaluation-harness at v0.4.0, v0.4.2, v0.4.3 and v0.4.7
+(``lm_eval/__main__.py``, ``lm_eval/evaluator.py``, ``lm_eval/loggers/evaluation_tracker.py``).
 """
 
 from __future__ import annotations
@@ -27,14 +40,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from evalsig.data.readers.base import ReadOptions, open_text
-from evalsig.data.readers.collect import Collector, nested
+from evalsig.data.readers.base import ReadOptions, open_text, read_bytes
+from evalsig.data.readers.collect import FILTER, Collector, nested
 from evalsig.data.readers.tabular import binary, jsonl_records, loads
 from evalsig.errors import DataError, FormatError
 
 __all__ = ["LM_EVAL", "task_of"]
 
-SAMPLES = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+))?\.jsonl$")
+SAMPLES = re.compile(
+    r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+))?\.(?P<ext>jsonl|json)$"
+)
 RESERVED = {
     "doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
     "doc_hash", "prompt_hash", "target_hash", "task_name",
@@ -42,13 +57,69 @@ RESERVED = {
 
 
 def task_of(path: Path) -> str | None:
-    """The task name in ``samples_<task>_<datetime>.jsonl``, or None for another name."""
+    """The task name in ``samples_<task>_<datetime>.jsonl`` (or ``.json``), else None."""
     match = SAMPLES.match(path.name.removesuffix(".gz"))
     return match.group("task") if match else None
 
 
-def _samples_in(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.iterdir() if p.is_file() and task_of(p) is not None)
+def _results(directory: Path) -> Mapping[str, Any]:
+    """The newest results file of a run folder (``results*.json``), or an empty mapping."""
+    files = sorted(p for p in directory.glob("results*.json") if p.is_file())
+    for file in reversed(files):
+        try:
+            if file.stat().st_size > 1 << 28:
+                continue
+            with open(file, "rb") as f:
+                summary = loads(f.read())
+        except (OSError, ValueError):
+            continue
+        if isinstance(summary, Mapping) and isinstance(summary.get("results"), Mapping):
+            return summary
+    return {}
+
+
+def _legacy_task(path: Path, summary: Mapping[str, Any]) -> str | None:
+    """The task of a v0.4.0 - v0.4.2 ``<model_args>_<task>.jsonl``: the longest task of
+    the results file that the file name ends with."""
+    tasks = summary.get("configs") or summary.get("results") or {}
+    stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
+    found = [t for t in tasks if isinstance(t, str) and stem.endswith(f"_{t}")]
+    return max(found, key=len) if found else None
+
+
+def _samples_in(directory: Path) -> list[tuple[Path, str]]:
+    """Samples files of a run folder, with their tasks, in every layout."""
+    files = sorted(p for p in directory.iterdir() if p.is_file())
+    out = [(p, t) for p in files if (t := task_of(p)) is not None]
+    if out:
+        return out
+    summary = _results(directory)
+    if not summary:
+        return []
+    return [
+        (p, t)
+        for p in files
+        if p.name.removesuffix(".gz").endswith(".jsonl")
+        and (t := _legacy_task(p, summary)) is not None
+    ]
+
+
+def _filter_names(summary: Mapping[str, Any], task: str) -> list[str]:
+    """The names in a task config's ``filter_list`` (the order samples were written in)."""
+    config = (summary.get("configs") or {}).get(task)
+    filters = config.get("filter_list") if isinstance(config, Mapping) else None
+    if not isinstance(filters, list):
+        return []
+    return [f["name"] for f in filters if isinstance(f, Mapping) and isinstance(f.get("name"), str)]
+
+
+def _is_array(path: Path, options: ReadOptions) -> bool:
+    """Whether the file is one pretty-printed JSON array (its first line is ``[``)."""
+    with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
+        for line in f:
+            if line.strip():
+                return line.strip() in ("[", "[]")
+    return False
 
 
 class _LmEvalReader:
@@ -57,89 +128,171 @@ class _LmEvalReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.is_dir():
             return bool(_samples_in(path))
-        if path.name.startswith("results_") and path.suffix == ".json":
+        if path.name.startswith("results") and path.suffix == ".json":
             return b'"results"' in head and (b'"configs"' in head or b'"versions"' in head)
-        return task_of(path) is not None or (
-            path.suffix in (".jsonl", ".gz") and b'"doc_id"' in head and b'"doc_hash"' in head
+        if task_of(path) is not None:
+            return path.suffix != ".json" or head.lstrip()[:1] in (b"{", b"[")
+        return path.name.removesuffix(".gz").endswith(".jsonl") and (
+            b'"doc_id"' in head
+            and (b'"doc_hash"' in head or (head.lstrip()[:1] == b"[" and b'"resps"' in head))
         )
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         if path.is_dir():
             files = _samples_in(path)
-            for file in files:
-                out.start_file(str(file), self.name)
-                self._read_samples(file, options, out)
-            _check_against_results(path, files, out)
+            summary = _results(path)
+            for number, (file, task) in enumerate(files):
+                if number:
+                    out.start_file(str(file), self.name)
+                else:
+                    out.sources[out.file_number] = str(file)
+                self._read_samples(file, task, summary, options, out)
+            _check_against_results(path, [f for f, _ in files], out)
             return
-        if path.suffix == ".json":
+        if path.suffix == ".json" and task_of(path) is None:
             samples = _samples_in(path.parent)
             raise FormatError(
                 f"{path}: an lm-evaluation-harness results file holds aggregate scores only; "
                 "paired tests need the per-document samples written with --log_samples"
-                + (f" (e.g. {samples[0].name} beside it)." if samples else ".")
+                + (f" (e.g. {samples[0][0].name} beside it)." if samples else ".")
             )
-        self._read_samples(path, options, out)
+        summary = _results(path.parent)
+        task = task_of(path) or _legacy_task(path, summary) or path.name.split(".")[0]
+        self._read_samples(path, task, summary, options, out)
         _check_against_results(path.parent, [path], out)
 
-    def _read_samples(self, path: Path, options: ReadOptions, out: Collector) -> None:
-        task = task_of(path) or path.name.split(".")[0]
+    def _read_samples(
+        self,
+        path: Path,
+        task: str,
+        summary: Mapping[str, Any],
+        options: ReadOptions,
+        out: Collector,
+    ) -> None:
+        start = len(out.rows)
+        if _is_array(path, options):
+            out.version("v0.4.0-v0.4.2 (<model_args>_<task>.jsonl holding a JSON array)")
+            raw = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
+            try:
+                document = loads(raw)
+            except ValueError as exc:
+                raise FormatError(f"{path}: not valid JSON ({exc}).") from None
+            if not isinstance(document, list):
+                raise FormatError(f"{path}: expected a JSON array of samples.")
+            records: Any = ((f"record {i}", r) for i, r in enumerate(document, start=1))
+            self._feed(path, task, records, options, out)
+        else:
+            with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
+                self._feed(path, task, jsonl_records(binary(f), out), options, out)
+        _name_filters(out, start, _filter_names(summary, task), path)
+
+    def _feed(
+        self, path: Path, task: str, records: Any, options: ReadOptions, out: Collector
+    ) -> None:
         out.names.update({"id": "doc_id", "run": "file"})
         cluster = options.cluster_column
         key_field = options.key_column or "doc_hash"
         emit, file_no = out.rows.append, out.file_number
-        offered = False
+        first = True
+        occurrences: dict[object, int] = {}
         corpus: set[str] = set()
-        with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
-            for position, record in jsonl_records(binary(f), out):
-                if type(record) is not dict or "doc_id" not in record:
-                    out.bad(position, "not an lm-evaluation-harness sample (no 'doc_id').")
-                    continue
-                if not offered:
-                    doc = record.get("doc")
-                    out.offer(
-                        clusters=[f"doc.{k}" for k, v in doc.items() if _scalar(v)]
-                        if isinstance(doc, Mapping)
-                        else (),
-                        keys=[k for k in ("doc_hash", "target_hash", "target") if k in record],
-                    )
-                    offered = True
-                metrics = _metric_names(record)
-                if not metrics:
-                    out.bad(position, "has no per-document metric fields.")
-                    continue
+        for position, record in records:
+            if type(record) is not dict or "doc_id" not in record:
+                out.bad(position, "not an lm-evaluation-harness sample (no 'doc_id').")
+                continue
+            if first:
+                first = False
+                _describe_layout(path, record, out)
+                doc = record.get("doc")
+                out.offer(
+                    clusters=[f"doc.{k}" for k, v in doc.items() if _scalar(v)]
+                    if isinstance(doc, Mapping)
+                    else (),
+                    keys=[k for k in ("doc_hash", "target_hash", "target") if k in record],
+                )
+            metrics = _metric_names(record)
+            if not metrics:
+                out.bad(position, "has no per-document metric fields.")
+                continue
+            try:
+                label = None if cluster is None else _cluster(record, cluster)
+            except KeyError:
+                out.bad(position, f"has no field {cluster!r} for the cluster label.")
+                continue
+            key = record.get(key_field)
+            key = None if key is None else str(key)
+            kept: object = record.get("filter")
+            if kept is None:  # before v0.4.7: the k-th copy of a document is the k-th filter
+                doc_id = record["doc_id"]
                 try:
-                    label = None if cluster is None else _cluster(record, cluster)
-                except KeyError:
-                    out.bad(position, f"has no field {cluster!r} for the cluster label.")
-                    continue
-                key = record.get(key_field)
-                key = None if key is None else str(key)
-                kept = record.get("filter")
-                if kept is not None and type(kept) is not str:
-                    out.bad(position, f"'filter' is {kept!r}, not a filter name (a string).")
-                    continue
-                for metric in metrics:
-                    value = record.get(metric)
-                    if not _number(value):
-                        if options.metric != metric and len(metrics) > 1:
-                            corpus.add(metric)  # beside per-item metrics: noted, not used
-                            continue
-                        raise DataError(
-                            f"{path}: {position}: metric {metric!r} is not a per-document "
-                            f"number ({_show(value)}): it is a corpus-level metric aggregated "
-                            "over documents. Choose a per-document metric, or compute the "
-                            "corpus metric from per-item sufficient statistics with "
-                            "evalsig.inference.bootstrap(statistic=...)."
-                        )
-                    emit(  # a Collector row: see collect.TASK ... POSITION
-                        (task, record["doc_id"], float(value), metric, kept,
-                         None, label, key, file_no, position)
-                    )  # fmt: skip
+                    kept = occurrences.get(doc_id, 0)
+                    occurrences[doc_id] = kept + 1
+                except TypeError:  # an unhashable id: the table reports it by name
+                    kept = 0
+            elif type(kept) is not str:
+                out.bad(position, f"'filter' is {_show(kept)}, not a filter name (a string).")
+                continue
+            for metric in metrics:
+                value = record.get(metric)
+                if not _number(value):
+                    if options.metric != metric and len(metrics) > 1:
+                        corpus.add(metric)  # beside per-item metrics: noted, not used
+                        continue
+                    raise DataError(
+                        f"{path}: {position}: metric {metric!r} is not a per-document "
+                        f"number ({_show(value)}): it is a corpus-level metric aggregated "
+                        "over documents. Choose a per-document metric, or compute the "
+                        "corpus metric from per-item sufficient statistics with "
+                        "evalsig.inference.bootstrap(statistic=...)."
+                    )
+                emit(  # a Collector row: see collect.TASK ... POSITION
+                    (task, record["doc_id"], float(value), metric, kept,
+                     None, label, key, file_no, position)
+                )  # fmt: skip
         if corpus:
             out.notes.append(
                 f"{path.name}: metric(s) {', '.join(sorted(corpus))} hold corpus-level data, "
                 "not per-document numbers, and cannot be compared item by item."
             )
+
+
+def _describe_layout(path: Path, record: Mapping[str, Any], out: Collector) -> None:
+    """Name the harness version that wrote ``path``, from its name and first sample."""
+    if out.versions[out.file_number] is not None:
+        return  # the JSON-array layout, already named
+    if path.name.removesuffix(".gz").endswith(".json"):
+        out.version("main of May-June 2024 (samples_<task>_<date>.json holding JSON Lines)")
+    elif "filter" in record:
+        out.version("v0.4.7 or later")
+    elif "doc_hash" in record:
+        out.version("v0.4.3-v0.4.6")
+
+
+def _name_filters(out: Collector, start: int, names: list[str], path: Path) -> None:
+    """Replace the occurrence numbers of filter-less samples by filter names.
+
+    One copy per document: no filter column (None), as before. Several: the k-th copy is
+    the k-th filter of the task config, or 'filter k' when the config is not at hand.
+    """
+    rows = out.rows
+    numbered = [i for i in range(start, len(rows)) if type(rows[i][FILTER]) is int]
+    if not numbered:
+        return
+    copies = 1 + max(rows[i][FILTER] for i in numbered)
+    if copies == 1:
+        labels: list[str | None] = [None]
+    elif len(names) == copies:
+        labels = list(names)
+    else:
+        labels = [f"filter {k + 1}" for k in range(copies)]
+        out.notes.append(
+            f"{path.name}: each document appears {copies} times without a filter name (one "
+            "copy per filter, before v0.4.7); named them 'filter 1' ... in file order, since "
+            "the results file's task config does not list the filters."
+        )
+    for i in numbered:
+        row = rows[i]
+        rows[i] = (*row[:FILTER], labels[row[FILTER]], *row[FILTER + 1 :])
 
 
 def _metric_names(record: Mapping[str, Any]) -> list[str]:
