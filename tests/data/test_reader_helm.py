@@ -404,3 +404,22 @@ def test_malformed_files(tmp_path: Path) -> None:
     empty.mkdir()
     with pytest.raises(FormatError, match=r"no per_instance_stats.json in the directory"):
         evalsig.load(empty, format="helm")
+
+
+def test_task_is_chosen_before_the_metric_is_checked(tmp_path: Path) -> None:
+    """A glob over several tasks: --metric Y exists only in task X, and --task X is given."""
+    _write_run(
+        tmp_path / "suite" / "mmlu:model=a_b",
+        [_entry("i1", _stat("exact_match", 1.0)), _entry("i2", _stat("exact_match", 0.0))],
+        name="mmlu:subject=anatomy,model=a_b",
+    )
+    _write_run(
+        tmp_path / "suite" / "gsm:model=a_b",
+        [_entry("g1", _stat("final_number_exact_match", 1.0))],
+        name="gsm:model=a_b",
+    )
+    pattern = str(tmp_path / "suite" / "*model=a_b")
+    table = evalsig.load(pattern, task="gsm", metric="final_number_exact_match")
+    assert table.n_items == 1
+    with pytest.raises(DataError, match=r"no task 'nope'; tasks: 'gsm', 'mmlu:subject=anatomy'"):
+        evalsig.load(tmp_path / "suite", task="nope", metric="exact_match")

@@ -715,3 +715,34 @@ def test_generated_log_describe(tmp_path: Path) -> None:
     ]
     assert (d.cluster_fields, d.key_fields, d.skipped) == (("subject",), ("target",), 0)
     assert d.notes == (f"{tmp_path / 'd.json'}: {REDUCED}.",)
+
+
+# --- log folders ---------------------------------------------------------------------------
+
+
+def test_a_log_folder_of_one_model_is_read_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    _json_log(folder / "2025-01-01_demo_a.json", [_sample(1, value="C"), _sample(2, value="I")])
+    _eval(folder / "2025-01-02_demo_b.eval", [_sample(1, value="C"), _sample(2, value="C")])
+    (folder / "notes.json").write_text('{"not": "a log"}', encoding="utf-8")
+    described = describe(folder)
+    assert described.formats == ("inspect",)
+    assert [(t.name, t.n_items, t.runs) for t in described.tasks] == [("demo", 2, (2, 2))]
+    assert _means(load(folder)) == {"1": 1.0, "2": 0.5}
+
+
+def test_a_log_folder_of_several_models_names_them(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    _json_log(folder / "a.json", [_sample(1)])
+    other = {**_header(), "eval": {"task": "demo", "model": "openai/gpt-4o"}}
+    (folder / "b.json").write_text(json.dumps({**other, "samples": [_sample(1)]}), "utf-8")
+    with pytest.raises(DataError, match=r"holds Inspect logs of 2 models \(mockllm/model: 1"):
+        load(folder)
+
+
+def test_a_folder_with_nothing_known_lists_the_folders_evalsig_reads(tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("hello", encoding="utf-8")
+    with pytest.raises(FormatError, match="an Inspect AI log folder"):
+        load(tmp_path)

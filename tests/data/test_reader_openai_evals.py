@@ -227,3 +227,16 @@ def test_canonical_keys() -> None:
     assert canonical_key(["B", "C"]) == "B | C"
     assert canonical_key(3) == "3"
     assert canonical_key({"b": 1, "a": [2]}) == '{"a":[2],"b":1}'
+
+
+def test_logs_named_dot_log_are_detected_by_content(tmp_path: Path) -> None:
+    """``--record_path`` is often a ``.log`` file: detected by its first line, not its name."""
+    plain = _single(tmp_path / "a.jsonl", [True, False, False, True, False, True])
+    renamed = tmp_path / "run.log"
+    renamed.write_bytes(plain.read_bytes())
+    assert describe(renamed).formats == ("openai-evals",)
+    assert evalsig.load(renamed).sums.tolist() == evalsig.load(plain).sums.tolist()
+    other = tmp_path / "server.log"
+    other.write_text("2024-05-01 INFO started\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="cannot tell the format"):
+        evalsig.load(other)

@@ -44,7 +44,8 @@ __all__ = [
 READERS: dict[str, Reader] = {}
 """Registered readers by name, tried in registration order when detecting a format."""
 
-HEAD_BYTES = 4096
+HEAD_BYTES = 1 << 20
+"""Bytes read to detect a format: enough for the first record of any log evalsig reads."""
 
 PathLike = str | os.PathLike[str]
 
@@ -93,8 +94,11 @@ def _pick(path: Path, format: str) -> Reader:
             return reader
     if path.is_dir():
         raise FormatError(
-            f"{path}: a directory with no results evalsig recognises (lm-evaluation-harness "
-            "samples_*.jsonl, a HELM run with per_instance_stats.json, ...); name the files."
+            f"{path}: a directory with no results evalsig recognises. It reads these folders: "
+            "an lm-evaluation-harness output folder (samples_<task>_<date>.jsonl or .json, or "
+            "results.json beside <model_args>_<task>.jsonl), a HELM run or suite "
+            "(per_instance_stats.json), an Inspect AI log folder (.eval or .json logs); "
+            "otherwise name the files."
         )
     raise FormatError(
         f"{path}: cannot tell the format from the name or content; pass --input-format / "
@@ -139,7 +143,8 @@ def collect(
         rows, skipped = len(out.rows), len(out.skipped)
         with unreadable_as_format_error(path):
             reader.read(path, options, out)
-        if len(out.rows) == rows:
+        passed_over = options.task is not None and bool(out.tasks_seen)  # other tasks only
+        if len(out.rows) == rows and not passed_over:
             _nothing_read(path, reader.name, out.skipped[skipped:], format)
         report("reading result files", number, len(files))
     return out

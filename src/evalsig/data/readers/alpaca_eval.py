@@ -1,9 +1,11 @@
 """AlpacaEval ``annotations.json``: pairwise preferences of a judge against a baseline.
 
 Each record compares the model's output (``output_2``, ``generator_2``) with the baseline's
-(``output_1``, ``generator_1``) on one instruction; ``preference`` lies in [1, 2] (weighted
-judges give fractions; it may be stored as a string). The model's win rate is the mean of
-``preference - 1``, so that is the per-item score here: continuous, in [0, 1].
+(``output_1``, ``generator_1``) on one instruction. AlpacaEval 2's weighted judges give a
+``preference`` in [1, 2]; AlpacaEval 1 gives 1 (baseline wins) or 2 (model wins), and a
+draw as 0 or 1.5 (it may be stored as a string). The win rate is the mean of
+``preference - 1`` with a draw counted as half a win, as alpaca_eval's ``get_winrate``
+does, so that is the per-item score here: in [0, 1].
 
 Read here: item = ``instruction``; cluster = a record field when asked (``dataset``: the
 source collection); content key = judge, baseline model and a digest of the baseline's
@@ -21,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, read_bytes
+from evalsig.data.readers.base import ReadOptions, first_record, read_bytes
 from evalsig.data.readers.collect import Collector, nested
 from evalsig.data.readers.tabular import loads
 from evalsig.errors import DataError, FormatError
@@ -33,7 +35,12 @@ class _AlpacaEvalReader:
     name = "alpaca-eval"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return path.suffix == ".json" and b'"preference"' in head and b'"generator_2"' in head
+        if path.suffix != ".json":
+            return False
+        record = first_record(head)
+        if record is None:  # a first record longer than the head
+            return b'"preference"' in head and b'"generator_2"' in head
+        return "preference" in record and "generator_2" in record
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
@@ -54,8 +61,23 @@ class _AlpacaEvalReader:
         out.names.update({"id": "instruction", "score": "preference - 1"})
         out.offer(clusters=["dataset"], keys=["annotator", "generator_1", "output_1"])
         out.notes.append(f"{path}: score = preference - 1 against the baseline output_1.")
+        seen: list[float] = []
         for number, record in enumerate(records, start=1):
-            self._add(record, f"record {number}", options, wanted, out)
+            value = self._add(record, f"record {number}", options, wanted, out)
+            if value is not None:
+                seen.append(value)
+        discrete = all(v in DISCRETE for v in seen)
+        out.version(
+            "AlpacaEval 1 (preference 1 or 2; 0 or 1.5 a draw)"
+            if discrete
+            else "AlpacaEval 2 (weighted preferences in [1, 2])"
+        )
+        draws = seen.count(0.0)
+        if draws:
+            out.notes.append(
+                f"{path}: {draws} draw(s) coded as preference 0 (AlpacaEval 1) read as 1.5, "
+                "half a win, as alpaca_eval's own win rate counts them."
+            )
 
     def _add(
         self,
@@ -64,25 +86,27 @@ class _AlpacaEvalReader:
         options: ReadOptions,
         wanted: Mapping[str, str],
         out: Collector,
-    ) -> None:
+    ) -> float | None:
+        """Add one annotation; return its preference (None when it was not added)."""
         if not isinstance(record, Mapping):
             out.bad(position, "is not a JSON object.")
-            return
+            return None
         if any(str(record.get(k)) != v for k, v in wanted.items()):
-            return
+            return None
         preference = record.get("preference")
         try:
-            value = float(preference) - 1.0  # type: ignore[arg-type]
+            given = float(preference)  # type: ignore[arg-type]
         except (TypeError, ValueError, OverflowError):
-            out.bad(position, f"'preference' is {preference!r}, not a number in [1, 2].")
-            return
-        if not 0.0 <= value <= 1.0:
-            out.bad(position, f"'preference' is {preference!r}, outside [1, 2].")
-            return
+            out.bad(position, f"'preference' is {_show(preference)}, not a number in [1, 2].")
+            return None
+        if not (given == 0.0 or 1.0 <= given <= 2.0):
+            out.bad(position, f"'preference' is {_show(preference)}, outside [1, 2] (0: a draw).")
+            return None
+        value = 0.5 if given == 0.0 else given - 1.0
         instruction = record.get("instruction")
         if not isinstance(instruction, str) or not instruction:
             out.bad(position, "has no 'instruction' (the item id).")
-            return
+            return None
         baseline = hashlib.sha256(str(record.get("output_1", "")).encode()).hexdigest()[:16]
         key = f"{record.get('annotator')}|{record.get('generator_1')}|{baseline}"
         cluster = None
@@ -91,8 +115,18 @@ class _AlpacaEvalReader:
                 cluster = nested(record, options.cluster_column)
             except KeyError:
                 out.bad(position, f"has no field {options.cluster_column!r}.")
-                return
+                return None
         out.add("alpaca_eval", instruction, value, position=position, cluster=cluster, key=key)
+        return given
+
+
+DISCRETE = frozenset({0.0, 1.0, 1.5, 2.0})
+"""AlpacaEval 1's preferences: 1 the baseline wins, 2 the model wins, 0 or 1.5 a draw."""
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
 
 
 ALPACA_EVAL = _AlpacaEvalReader()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ __all__ = [
     "Columns",
     "ReadOptions",
     "Reader",
+    "first_record",
     "open_text",
     "read_bytes",
     "resolve_columns",
@@ -192,3 +194,19 @@ def stem(path: Path) -> str:
     for suffix in (".gz", ".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet"):
         name = name.removesuffix(suffix)
     return name
+
+
+def first_record(head: bytes) -> dict[str, object] | None:
+    """The first JSON object in ``head`` (the start of a file): the first line of JSON
+    Lines, the first element of a JSON array, or the document itself; None when ``head``
+    does not hold a whole one. Formats are told apart by the fields of this record."""
+    text = head.decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+    if text.startswith("["):
+        text = text[1:].lstrip(" \t\r\n")
+    if not text.startswith("{"):
+        return None
+    try:
+        record, _ = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None

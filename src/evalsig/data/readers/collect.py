@@ -76,6 +76,8 @@ class Collector:
     notes: list[str] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
     """How messages name the fields: keys 'id', 'score', 'run', 'cluster' (set by readers)."""
+    tasks_seen: set[str] = field(default_factory=set)
+    """Tasks a reader passed over because another was chosen (for the message)."""
     hinted: dict[str, set[object]] = field(default_factory=dict)
     """Labels seen in columns that look like clusters but were not passed (for a note)."""
     _file: int = -1
@@ -162,6 +164,9 @@ class Collector:
     def tables(self) -> dict[str, ScoreTable]:
         """One table per task, for the chosen metric and filter."""
         if not self.rows:
+            if self.options.task is not None and self.tasks_seen:
+                found = ", ".join(sorted(map(repr, self.tasks_seen)))
+                raise DataError(f"{self._source()}: no task {self.options.task!r}; tasks: {found}.")
             raise FormatError(f"{self._source()}: no scored records found.")
         options = self.options
         names = self.task_names()

@@ -346,10 +346,15 @@ class _HelmReader:
                 "run directory, a suite directory of runs, or the file itself."
             )
         out.names.update({"id": INSTANCE_FIELD, "run": "train_trial_index"})
+        named = [(stats, task_name(_run_name(stats, options))) for stats in files]
+        if options.task is not None:  # choose the task before checking metrics and splits
+            out.tasks_seen.update(task for _, task in named)
+            named = [(stats, task) for stats, task in named if task == options.task]
+            if not named:
+                return  # other paths may hold it; the collection says when none does
         tasks: dict[str, Path] = {}
         runs: list[_Run] = []
-        for stats in files:
-            task = task_name(_run_name(stats, options))
+        for stats, task in named:
             if task in tasks:
                 raise FormatError(
                     f"{path}: runs {tasks[task].parent.name!r} and {stats.parent.name!r} are "
@@ -357,7 +362,7 @@ class _HelmReader:
                     f"'{path}/*model=<name>*'."
                 )
             tasks[task] = stats
-            run, prefix = _Run(task if len(files) > 1 else str(stats), task), _prefix(path, stats)
+            run, prefix = _Run(task if len(named) > 1 else str(stats), task), _prefix(path, stats)
             document = _read_json(stats, options)
             if not isinstance(document, list) or not document:
                 got = "an empty list" if isinstance(document, list) else type(document).__name__

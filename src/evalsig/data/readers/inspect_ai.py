@@ -44,7 +44,7 @@ from evalsig.data.readers.base import ReadOptions, read_bytes
 from evalsig.data.readers.collect import Collector, nested
 from evalsig.data.readers.streams import raise_cap_hint
 from evalsig.data.readers.tabular import loads
-from evalsig.errors import FormatError
+from evalsig.errors import DataError, FormatError
 
 __all__ = ["INSPECT", "score_value"]
 
@@ -158,6 +158,8 @@ class _Log:
     legacy_scorer: str
     options: ReadOptions
     out: Collector
+    model: str = ""
+    """The model the log evaluated (``eval.model``)."""
 
     @classmethod
     def start(
@@ -192,7 +194,8 @@ class _Log:
         if options.cluster_column is not None:
             out.names["cluster"] = f"metadata.{options.cluster_column.removeprefix('metadata.')}"
         unfinished = "" if status == "success" else f" (the log's status is {status!r})"
-        return cls(source, task, unfinished, legacy, options, out)
+        model = spec.get("model") if isinstance(spec, dict) else None
+        return cls(source, task, unfinished, legacy, options, out, str(model or ""))
 
     def no_samples(self) -> FormatError:
         return FormatError(
@@ -296,7 +299,7 @@ def _sample_order(name: str) -> tuple[int, str]:
     return (int(epoch) if epoch.isdigit() else 0, item.zfill(20) if item.isdigit() else item)
 
 
-def _read_eval(path: Path, options: ReadOptions, out: Collector) -> None:
+def _read_eval(path: Path, options: ReadOptions, out: Collector) -> str:
     source = str(path)
     with Archive.open(path, kind=".eval log") as archive:
         members = archive.members
@@ -317,9 +320,10 @@ def _read_eval(path: Path, options: ReadOptions, out: Collector) -> None:
             raise log.no_samples()
         for name in names:
             log.feed(reader.json(members[name]), name)
+    return log.model
 
 
-def _read_json(path: Path, options: ReadOptions, out: Collector) -> None:
+def _read_json(path: Path, options: ReadOptions, out: Collector) -> str:
     source = str(path)
     data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
     try:
@@ -333,6 +337,7 @@ def _read_json(path: Path, options: ReadOptions, out: Collector) -> None:
         raise log.no_samples()
     for number, sample in enumerate(samples):
         log.feed(sample, f"samples[{number}]")
+    return log.model
 
 
 class _InspectReader:
@@ -341,6 +346,8 @@ class _InspectReader:
     name = "inspect"
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        if path.is_dir():
+            return bool(_logs_in(path))
         if path.suffix == ".eval":
             return head.startswith(_ZIP_MAGIC)
         if path.suffix != ".json":
@@ -349,10 +356,44 @@ class _InspectReader:
         return opens and bool(_EVAL_KEY.search(head)) and bool(_STATUS_KEY.search(head))
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
-        if path.suffix == ".eval":
-            _read_eval(path, options, out)
-        else:
-            _read_json(path, options, out)
+        if not path.is_dir():
+            _read_log(path, options, out)
+            return
+        models: dict[str, list[str]] = {}
+        for number, log in enumerate(_logs_in(path)):
+            if number:
+                out.start_file(str(log), self.name)
+            else:
+                out.sources[out.file_number] = str(log)
+            models.setdefault(_read_log(log, options, out), []).append(log.name)
+        if len(models) > 1:
+            listed = "; ".join(f"{m or '(none)'}: {len(f)} log(s)" for m, f in models.items())
+            raise DataError(
+                f"{path}: holds Inspect logs of {len(models)} models ({listed}); evalsig reads "
+                "one model per side: pass that model's logs, e.g. a quoted glob of its files."
+            )
+
+
+def _read_log(path: Path, options: ReadOptions, out: Collector) -> str:
+    return (
+        _read_eval(path, options, out) if path.suffix == ".eval" else _read_json(path, options, out)
+    )
+
+
+def _logs_in(directory: Path) -> list[Path]:
+    """The Inspect logs in a folder (not its subfolders): ``.eval`` archives and JSON logs."""
+    logs = []
+    for path in sorted(directory.iterdir()):
+        if not path.is_file() or path.suffix not in (".eval", ".json"):
+            continue
+        try:
+            with open(path, "rb") as f:
+                head = f.read(1 << 16)
+        except OSError:
+            continue
+        if INSPECT.sniff(path, head):
+            logs.append(path)
+    return logs
 
 
 INSPECT = _InspectReader()

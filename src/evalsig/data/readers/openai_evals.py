@@ -123,7 +123,7 @@ def _looks_like_log(head: bytes) -> bool:
 
 def _unzipped_head(head: bytes) -> bytes:
     try:
-        return zlib.decompressobj(wbits=31).decompress(head)
+        return zlib.decompressobj(wbits=31).decompress(head, 1 << 20)  # bounded: a bomb stays small
     except zlib.error:
         return b""
 
@@ -133,9 +133,9 @@ class _OpenAIEvalsReader:
 
     def sniff(self, path: Path, head: bytes) -> bool:
         suffixes = path.suffixes
-        if suffixes[-2:] == [".jsonl", ".gz"]:
+        if len(suffixes) >= 2 and suffixes[-1] == ".gz" and suffixes[-2] in (".jsonl", ".log"):
             return _looks_like_log(_unzipped_head(head))
-        return path.suffix == ".jsonl" and _looks_like_log(head)
+        return path.suffix in (".jsonl", ".log", ".txt", "") and _looks_like_log(head)
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         source = str(path)
