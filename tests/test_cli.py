@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import evalsig
 from evalsig.cli import app
 
 runner = CliRunner()
@@ -230,3 +231,28 @@ def test_compare_two_models_from_one_long_table(tmp_path: Path) -> None:
     assert "appear on several rows" in together.stderr
     bad = runner.invoke(app, [*args, "--where", "model"])
     assert bad.exit_code == 2
+
+
+def test_every_option_the_readers_suggest_exists_on_compare() -> None:
+    """Messages and notes name options such as --key or --metric: compare must have each."""
+    import re
+
+    source = Path(evalsig.__file__).parent
+    named = set()
+    for module in [*source.glob("data/**/*.py"), source / "comparison.py"]:
+        named |= set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", module.read_text("utf-8")))
+    harness_flags = {"--log", "--no-log-samples", "--save-details"}  # harnesses' own options
+    help_text = runner.invoke(app, ["compare", "--help"], env={"COLUMNS": "200"}).stdout
+    missing = sorted(flag for flag in named - harness_flags if flag not in help_text)
+    assert missing == []
+
+
+def test_inspect_says_whose_options_its_notes_name(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("id,score,gold\nq1,1,a\nq2,0,b\n", encoding="utf-8")
+    result = runner.invoke(app, ["inspect", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "--key / key_column=" in result.stdout
+    assert "options named above are those of evalsig compare, leaderboard and gate" in (
+        result.stdout
+    )

@@ -306,6 +306,17 @@ def compare_paired(
             f"cluster labels were given but method={chosen!r} ignores them: its standard "
             "error treats items as independent (use method='cluster')."
         )
+    values = {
+        float(v)
+        for t in (paired.baseline, paired.candidate)
+        for v in (t.means.min(), t.means.max())
+    }
+    if len(values) == 1:
+        notes.append(
+            f"every score on both sides is {values.pop():g}: the values cannot tell a 0/1 "
+            "score from one on another scale (0-100), so read the percentage points as "
+            "assuming 0/1 scores."
+        )
     single = paired.single_run and paired.binary
     n01 = n10 = None
     if single:

@@ -509,3 +509,15 @@ def test_integers_longer_than_python_converts(tmp_path: Path) -> None:
     )
     with pytest.raises(FormatError, match=r"digits\.jsonl: line 2: .*more than 4300 digits"):
         load(path)
+
+
+def test_a_zip_needing_an_unknown_version_is_a_format_error(tmp_path: Path) -> None:
+    path = tmp_path / "future.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("data.json", '[{"item": "a", "score": 1}]')
+    data = bytearray(path.read_bytes())
+    central = data.index(b"PK\x01\x02")
+    data[central + 6 : central + 8] = (110).to_bytes(2, "little")  # "needs zip version 11.0"
+    path.write_bytes(bytes(data))
+    with pytest.raises(FormatError, match=r"future\.zip"):
+        load(path)

@@ -54,7 +54,7 @@ def _print(console: Console, path: Path, d: Description) -> None:
             runs,
             ", ".join(t.metrics),
             ", ".join(t.filters) or "-",
-            "0/1" if t.binary else "continuous",
+            t.scale,
             f"{t.n_missing:,}",
         )
     console.print(table)
@@ -68,6 +68,11 @@ def _print(console: Console, path: Path, d: Description) -> None:
             console.print(f"   - {problem}", markup=False)
     for note in d.notes:
         console.print(f"  note: {note}", markup=False)
+    if any(" --" in text for text in (*d.notes, *d.problems)):
+        console.print(
+            "  (the options named above are those of evalsig compare, leaderboard and gate)",
+            markup=False,
+        )
     console.print()
 
 

@@ -21,6 +21,7 @@ from evalsig.data.readers.delimited import CSV
 from evalsig.data.readers.every_eval_ever import EVERY_EVAL_EVER
 from evalsig.data.readers.helm import HELM
 from evalsig.data.readers.inspect_ai import INSPECT
+from evalsig.data.readers.lighteval import LIGHTEVAL, LIGHTEVAL_RESULTS
 from evalsig.data.readers.lm_eval import LM_EVAL
 from evalsig.data.readers.openai_evals import OPENAI_EVALS
 from evalsig.data.readers.streams import check_file, open_error
@@ -64,7 +65,8 @@ def register(reader: Reader, *, first: bool = False) -> Reader:
 
 
 for _reader in (
-    LM_EVAL, INSPECT, HELM, OPENAI_EVALS, EVERY_EVAL_EVER, ALPACA_EVAL, CSV, JSONL, JSON, PARQUET,
+    LM_EVAL, INSPECT, HELM, OPENAI_EVALS, EVERY_EVAL_EVER, ALPACA_EVAL, LIGHTEVAL,
+    LIGHTEVAL_RESULTS, CSV, JSONL, JSON, PARQUET,
 ):  # fmt: skip
     register(_reader)
 

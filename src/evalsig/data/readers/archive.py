@@ -54,7 +54,7 @@ class Archive:
             handle = zipfile.ZipFile(path)
         except OSError as exc:
             raise open_error(path, exc) from None
-        except (zipfile.BadZipFile, EOFError, ValueError) as exc:
+        except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError) as exc:
             raise _unreadable(path, kind, exc) from None
         for info in handle.infolist():
             if _UNSAFE.search(info.filename):

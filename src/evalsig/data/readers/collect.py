@@ -38,6 +38,9 @@ class TaskDescription:
     binary: bool
     n_missing: int
     """Observations whose value is null, NaN or not a number."""
+    scale: str = ""
+    """'0/1', 'continuous', or 'all 0 (scale unknown)' when every value is the same number,
+    which cannot tell a 0/1 score from a 0-100 one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +221,9 @@ class Collector:
             )
         several_files = len({row[FILE] for row in rows}) > 1
         runs = [_run_label(row, several_files) for row in rows]
-        source = self._source() + (f" (task {task!r})" if task else "")
+        files = sorted({row[FILE] for row in rows})
+        origin = self.sources[files[0]] if len(files) == 1 else f"{len(files)} files"
+        source = origin + (f" (task {task!r})" if task else "")
         notes = list(self.notes)
         if filters:
             notes.append(f"{source}: metric {metric!r}, filter {chosen!r}.")
@@ -280,6 +285,7 @@ class Collector:
                     filters=tuple(sorted({row[FILTER] for row in rows} - {None})),
                     binary=all(v in (0, 1, True, False) for v in values),
                     n_missing=sum(not _finite_number(v) for v in values),
+                    scale=_scale(values),
                 )
             )
         return Description(
@@ -332,6 +338,16 @@ def _cluster_hints(hinted: Mapping[str, set[object]], n_items: int) -> list[str]
         f"false positives at alpha 0.05 in a seeded simulation). Pass --cluster {first} "
         f"(cluster={first!r}) unless the items are independent."
     ]
+
+
+def _scale(values: list[Any]) -> str:
+    """How ``inspect`` describes the scores, without guessing a scale the values do not show."""
+    numbers = {float(v) for v in values if _finite_number(v)}
+    if len(numbers) == 1:
+        return f"all {numbers.pop():g} (scale unknown)"
+    if numbers <= {0.0, 1.0}:
+        return "0/1"
+    return "continuous"
 
 
 def _position(position: object) -> str:

@@ -129,6 +129,8 @@ class _LmEvalReader:
         if path.is_dir():
             return bool(_samples_in(path))
         if path.name.startswith("results") and path.suffix == ".json":
+            if b'"config_general"' in head:  # lighteval's results file
+                return False
             return b'"results"' in head and (b'"configs"' in head or b'"versions"' in head)
         if task_of(path) is not None:
             return path.suffix != ".json" or head.lstrip()[:1] in (b"{", b"[")

@@ -30,7 +30,12 @@ import orjson
 from evalsig.data.readers.archive import read_zip_member
 from evalsig.data.readers.base import ReadOptions, open_text, read_bytes, resolve_columns
 from evalsig.data.readers.collect import Collector, nested
-from evalsig.data.readers.content_key import detect_key
+from evalsig.data.readers.content_key import (
+    KEY_NAMES,
+    PAIRED_KEY_NAMES,
+    PREDICTION_LIKE,
+    detect_key,
+)
 from evalsig.data.readers.streams import check_file, over_cap
 from evalsig.errors import DataError, FormatError
 
@@ -139,6 +144,22 @@ def duplicate_key(
     return None
 
 
+FREE_TEXT = frozenset(
+    {
+        *PREDICTION_LIKE, "resps", "filtered_resps", "generated_text", "generations",
+        "outputs", "responses", "text", "prompt", "input", "question", "instruction",
+        "messages", "arguments", "doc", "explanation", "reasoning",
+    }
+)  # fmt: skip
+"""Column names of free text (prompts, model outputs): neither content keys nor clusters."""
+
+
+def _key_like(column: str) -> bool:
+    """Whether ``inspect`` should offer ``column`` as a content key: a gold value or a hash."""
+    name = column.lower()
+    return name in KEY_NAMES or name in PAIRED_KEY_NAMES or name.endswith(("_hash", "hash"))
+
+
 CLUSTER_NAMES = frozenset(
     {
         "category", "subcategory", "subject", "topic", "task", "subtask", "domain",
@@ -226,9 +247,10 @@ class RecordMapper:
             | ({"cluster": columns.cluster} if columns.cluster else {})
         )
         used = {columns.id, columns.score, prediction, columns.run}
+        free = [c for c in available if c not in used]
         out.offer(
-            clusters=[c for c in available if c not in used],
-            keys=[c for c in available if c not in used],
+            clusters=[c for c in free if c.lower() not in FREE_TEXT and not _key_like(c)],
+            keys=[c for c in free if _key_like(c)],
         )
         notes = list(columns.detected)
         if detected:
@@ -572,16 +594,28 @@ class _ParquetReader:
             self._read(parquet, source, options, out)
 
     def _read(self, parquet: Any, source: str, options: ReadOptions, out: Collector) -> None:
-        names = list(parquet.schema_arrow.names)
+        top = list(parquet.schema_arrow.names)
+        names = top + _struct_leaves(parquet.schema_arrow)
         columns: dict[str, list[Any]] = {}
 
         def get(row: int, column: str) -> Any:
             if column not in columns:
-                columns[column] = table.column(column).to_pylist()
-            return columns[column][row]
+                if column in top:
+                    columns[column] = table.column(column).to_pylist()
+                else:  # a struct field, addressed with dots as in JSON: doc.id
+                    head, _, rest = column.partition(".")
+                    columns[column] = [
+                        _leaf(value, rest) for value in table.column(head).to_pylist()
+                    ]
+            value = columns[column][row]
+            if value is _MISSING:
+                raise KeyError(column)
+            return value
 
         mapper = RecordMapper.build(names, options, source=source, get=get, out=out)
-        wanted = list(dict.fromkeys(mapper.fields()))
+        wanted = list(
+            dict.fromkeys(f if f in top else f.partition(".")[0] for f in mapper.fields())
+        )
         _check_decoded_size(parquet.metadata, wanted, options.max_decompressed_bytes, source)
         try:
             table = parquet.read(columns=wanted)
@@ -592,6 +626,34 @@ class _ParquetReader:
         for row in range(table.num_rows):
             mapper.feed(row, f"row {row + 1}", out)
         mapper.finish(source, out)
+
+
+_MISSING = object()
+
+
+def _struct_leaves(schema: Any, prefix: str = "") -> list[str]:
+    """Dotted paths of the fields inside struct columns (``doc.id``), depth first."""
+    import pyarrow as pa
+
+    out: list[str] = []
+    for field in schema:
+        if pa.types.is_struct(field.type):
+            for child in _struct_leaves(list(field.type), f"{prefix}{field.name}."):
+                out.append(child)
+            if prefix:
+                out.append(prefix + field.name)
+        elif prefix:
+            out.append(prefix + field.name)
+    return out
+
+
+def _leaf(value: Any, path: str) -> Any:
+    """``value['a']['b']`` for the path 'a.b'; _MISSING when a level is absent."""
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
 
 
 def _check_decoded_size(metadata: Any, wanted: list[str], cap: int, source: str) -> None:
