@@ -746,3 +746,10 @@ def test_a_folder_with_nothing_known_lists_the_folders_evalsig_reads(tmp_path: P
     (tmp_path / "x.txt").write_text("hello", encoding="utf-8")
     with pytest.raises(FormatError, match="an Inspect AI log folder"):
         load(tmp_path)
+
+
+def test_inspect_names_the_log_format(tmp_path: Path) -> None:
+    log = _json_log(tmp_path / "log.json", [_sample(1)])
+    assert describe(log).layouts == ("inspect log format 2 (JSON)",)
+    archive = _eval(tmp_path / "log.eval", [_sample(1)])
+    assert describe(archive).layouts == ("inspect log format 2 (.eval archive)",)

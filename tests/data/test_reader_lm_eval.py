@@ -248,3 +248,13 @@ def test_a_forced_format_that_reads_nothing_is_an_error(tmp_path: Path) -> None:
             load(path, format="lm-eval", skip_bad_lines=skip)
     with pytest.raises(FormatError, match=r"none of its records could be read as 'lm-eval' \(2 "):
         describe(path, format="lm-eval", skip_bad_lines=True)
+
+
+def test_lmms_eval_samples_read_as_lm_eval_with_their_own_names() -> None:
+    folder = Path(__file__).parent / "fixtures" / "lmms_eval" / "llava-hf__llava-1.5-7b-hf"
+    described = describe(folder)
+    assert described.layouts == ("lm-eval lmms-eval (<date>_samples_<task>.jsonl)",)
+    assert [t.name for t in described.tasks] == ["ai2d"]
+    table = load(folder)
+    assert table.sums.tolist() == [1.0, 0.0, 1.0]
+    assert table.keys is not None  # doc_hash: a revised dataset would be caught

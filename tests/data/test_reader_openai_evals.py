@@ -234,7 +234,7 @@ def test_logs_named_dot_log_are_detected_by_content(tmp_path: Path) -> None:
     plain = _single(tmp_path / "a.jsonl", [True, False, False, True, False, True])
     renamed = tmp_path / "run.log"
     renamed.write_bytes(plain.read_bytes())
-    assert describe(renamed).formats == ("openai-evals",)
+    assert describe(renamed).layouts == ("openai-evals event log (JSON Lines)",)
     assert evalsig.load(renamed).sums.tolist() == evalsig.load(plain).sums.tolist()
     other = tmp_path / "server.log"
     other.write_text("2024-05-01 INFO started\n", encoding="utf-8")

@@ -56,15 +56,22 @@ RESERVED = {
 }  # fmt: skip
 
 
+LMMS_SAMPLES = re.compile(r"^(?P<date>\d{8}_\d{6})_samples_(?P<task>.+)\.jsonl$")
+"""lmms-eval's name for the same samples: ``<YYYYmmdd_HHMMSS>_samples_<task>.jsonl``."""
+
+
 def task_of(path: Path) -> str | None:
-    """The task name in ``samples_<task>_<datetime>.jsonl`` (or ``.json``), else None."""
-    match = SAMPLES.match(path.name.removesuffix(".gz"))
+    """The task in ``samples_<task>_<datetime>.jsonl`` (or ``.json``), or in lmms-eval's
+    ``<datetime>_samples_<task>.jsonl``; else None."""
+    name = path.name.removesuffix(".gz")
+    match = SAMPLES.match(name) or LMMS_SAMPLES.match(name)
     return match.group("task") if match else None
 
 
 def _results(directory: Path) -> Mapping[str, Any]:
     """The newest results file of a run folder (``results*.json``), or an empty mapping."""
-    files = sorted(p for p in directory.glob("results*.json") if p.is_file())
+    found = {*directory.glob("results*.json"), *directory.glob("*_results.json")}
+    files = sorted(p for p in found if p.is_file())
     for file in reversed(files):
         try:
             if file.stat().st_size > 1 << 28:
@@ -128,7 +135,9 @@ class _LmEvalReader:
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.is_dir():
             return bool(_samples_in(path))
-        if path.name.startswith("results") and path.suffix == ".json":
+        if path.suffix == ".json" and (
+            path.name.startswith("results") or path.name.endswith("_results.json")
+        ):
             if b'"config_general"' in head:  # lighteval's results file
                 return False
             return b'"results"' in head and (b'"configs"' in head or b'"versions"' in head)
@@ -262,7 +271,9 @@ def _describe_layout(path: Path, record: Mapping[str, Any], out: Collector) -> N
     """Name the harness version that wrote ``path``, from its name and first sample."""
     if out.versions[out.file_number] is not None:
         return  # the JSON-array layout, already named
-    if path.name.removesuffix(".gz").endswith(".json"):
+    if LMMS_SAMPLES.match(path.name.removesuffix(".gz")):
+        out.version("lmms-eval (<date>_samples_<task>.jsonl)")
+    elif path.name.removesuffix(".gz").endswith(".json"):
         out.version("main of May-June 2024 (samples_<task>_<date>.json holding JSON Lines)")
     elif "filter" in record:
         out.version("v0.4.7 or later")

@@ -139,6 +139,7 @@ class _OpenAIEvalsReader:
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         source = str(path)
+        out.version("event log (JSON Lines)")
         if options.key_column not in (None, KEY_FIELD):
             raise DataError(
                 f"{source}: OpenAI evals logs have one content key, {KEY_FIELD!r} (used "
