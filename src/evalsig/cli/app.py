@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from enum import Enum
 from typing import Annotated, NoReturn
 
-import click
 import typer
 from rich.console import Console
 
@@ -69,9 +68,7 @@ class OutputFormat(str, Enum):
 
 def data_error_code() -> int:
     """The running command's data-error exit code (1 unless :data:`DATA_ERROR_CODES` says)."""
-    context = click.get_current_context(silent=True)
-    name = context.info_name if context is not None else _invoked.get("command")
-    return DATA_ERROR_CODES.get(name or "", 1)
+    return DATA_ERROR_CODES.get(_invoked.get("command", ""), 1)
 
 
 def fail(message: str, code: int | None = None) -> NoReturn:
