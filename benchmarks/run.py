@@ -20,6 +20,7 @@ import bench_meta
 import bench_multiplicity
 import bench_readers
 import bench_sequential
+import bench_startup
 import bench_store
 import evalsig
 
@@ -40,6 +41,7 @@ def main() -> None:
         bench_store,
         bench_meta,
         bench_audit,
+        bench_startup,
     ):
         module.main()
         print()

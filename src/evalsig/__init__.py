@@ -4,15 +4,39 @@
 >>> result = evalsig.compare([1, 0, 1, 1, 0, 1], [1, 1, 1, 1, 0, 1])
 >>> result.method
 'mcnemar-exact'
+
+The names below are imported when first used (``evalsig.compare`` loads the statistics),
+so that ``import evalsig`` and ``evalsig --help`` start quickly.
 """
 
-__version__ = "0.1.0"  # first: submodules read it while the package initialises
+from __future__ import annotations
 
-from evalsig.comparison import ComparisonResult, compare
-from evalsig.data import PairedScores, ScoreTable, load, pair
+from importlib import import_module
+from importlib.util import find_spec
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
 from evalsig.errors import AlignmentError, DataError, EvalsigError, EvalsigWarning, FormatError
-from evalsig.inference import ConfidenceInterval
-from evalsig.release import GatePolicy, GateResult, gate
+
+if TYPE_CHECKING:
+    from evalsig.comparison import ComparisonResult, compare
+    from evalsig.data import PairedScores, ScoreTable, load, pair
+    from evalsig.inference import ConfidenceInterval
+    from evalsig.release import GatePolicy, GateResult
+
+_LAZY = {
+    "ComparisonResult": "evalsig.comparison",
+    "compare": "evalsig.comparison",
+    "PairedScores": "evalsig.data",
+    "ScoreTable": "evalsig.data",
+    "load": "evalsig.data",
+    "pair": "evalsig.data",
+    "ConfidenceInterval": "evalsig.inference",
+    "GatePolicy": "evalsig.release",
+    "GateResult": "evalsig.release",
+    "gate": "evalsig.release",
+}
 
 __all__ = [
     "AlignmentError",
@@ -32,3 +56,19 @@ __all__ = [
     "load",
     "pair",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        if name.startswith("_") or find_spec(f"{__name__}.{name}") is None:
+            raise AttributeError(f"module 'evalsig' has no attribute {name!r}")
+        return import_module(f"{__name__}.{name}")  # a subpackage: evalsig.inference ...
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
