@@ -66,3 +66,15 @@ def test_metrics_stored_as_text_are_parsed_never_evaluated() -> None:
     assert _metrics_from_text("{'ok': True}") == {"ok": 1.0}
     assert _metrics_from_text("__import__('os').system('true')") is None
     assert _metrics_from_text("{__import__('os')}") is None
+
+
+def test_a_details_folder_is_read_and_compared_through_the_cli() -> None:
+    from typer.testing import CliRunner
+
+    from evalsig.cli import app
+
+    old, new = FIXTURES / "v0.4-v0.7" / "details", FIXTURES / "v0.11"
+    assert describe(old).layouts == (LAYOUTS["v0.4-v0.7"],)
+    result = CliRunner().invoke(app, ["compare", str(old), str(new), "--metric", "qem"])
+    assert result.exit_code == 0, result.output
+    assert "n = 4 items" in result.stdout

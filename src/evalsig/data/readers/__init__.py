@@ -99,7 +99,8 @@ def _pick(path: Path, format: str) -> Reader:
             f"{path}: a directory with no results evalsig recognises. It reads these folders: "
             "an lm-evaluation-harness output folder (samples_<task>_<date>.jsonl or .json, or "
             "results.json beside <model_args>_<task>.jsonl), a HELM run or suite "
-            "(per_instance_stats.json), an Inspect AI log folder (.eval or .json logs); "
+            "(per_instance_stats.json), an Inspect AI log folder (.eval or .json logs), a "
+            "lighteval details folder (details_<task>_<date>.parquet); "
             "otherwise name the files."
         )
     raise FormatError(

@@ -317,7 +317,7 @@ MAX_HINT_LABELS = 10_000
 IGNORED_CLUSTER_FPR = "36%"
 """False-positive rate at alpha 0.05 when 10 clusters of 20 items at ICC 0.2 are ignored:
 1,000 seeded simulations (``MixtureDesign(n_items=200, n_runs=1, n_clusters=10, icc=0.2)``,
-McNemar 357 rejections; the CR2 cluster-robust test 40). See tests/test_calibration.py."""
+McNemar 357 rejections; the CR2 cluster-robust test 40). See tests/test_calibration_small.py."""
 
 
 def _cluster_hints(hinted: Mapping[str, set[object]], n_items: int) -> list[str]:

@@ -74,13 +74,32 @@ def _query_hash(text: object) -> str | None:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def _details_in(directory: Path) -> list[Path]:
+    """Details files in a folder and below it (``details/<model>/<date>/``), in name order;
+    several dates of one task become runs of its items."""
+    return sorted(p for p in directory.rglob("details_*.parquet") if p.is_file() and task_of(p))
+
+
 class _LightevalReader:
     name = "lighteval"
 
     def sniff(self, path: Path, head: bytes) -> bool:
+        if path.is_dir():
+            return bool(_details_in(path))
         return path.is_file() and task_of(path) is not None and head[:4] == b"PAR1"
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
+        if not path.is_dir():
+            self._read_file(path, options, out)
+            return
+        for number, file in enumerate(_details_in(path)):
+            if number:
+                out.start_file(str(file), self.name)
+            else:
+                out.sources[out.file_number] = str(file)
+            self._read_file(file, options, out)
+
+    def _read_file(self, path: Path, options: ReadOptions, out: Collector) -> None:
         try:
             import pyarrow.parquet as pq
         except ImportError:
