@@ -104,6 +104,8 @@ class SimultaneousResult:
             for array in [getattr(self, name)]
         }
         why_c = "too few resamples for the level" if math.isinf(self.critical_value) else _FLAT
+        if self.seed is None:
+            nulls["seed"] = "unknown: rng was a numpy Generator"
         constant = "an estimate does not vary across resamples"
         return {
             "kind": "simultaneous",

@@ -135,6 +135,10 @@ def synthesis_dict(result: SynthesisResult, schema_version: int) -> dict[str, An
     for key, reason in reasons.items():
         if summary[key] is None:
             nulls[f"summary.{key}"] = reason
+    if result.seed is None:
+        nulls["seed"] = (
+            "unknown: rng was a numpy Generator" if result.n_resamples else "no bootstrap"
+        )
     if result.self_report is None:
         nulls["self_report"] = "the table has no self_reported flags"
     elif result.self_report.pooled is None:

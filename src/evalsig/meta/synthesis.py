@@ -14,7 +14,7 @@ import numpy as np
 
 from evalsig._json import SCHEMA_VERSION
 from evalsig.errors import DataError
-from evalsig.inference._common import check_confidence_level, seeded
+from evalsig.inference._common import UNKNOWN_SEED, check_confidence_level, seeded
 from evalsig.meta._validate import (
     MetaConvergenceWarning,
     Method,
@@ -251,7 +251,10 @@ def synthesize(
     top : int, default 10
         The leaderboard depth whose reordering is reported.
     rng : numpy.random.Generator, int or None
-        Seed of the bootstrap (cells are bootstrapped in table order).
+        Seed of the bootstrap (cells are bootstrapped in table order). When None one is
+        drawn from the operating system's entropy and recorded as ``seed``, so
+        ``rng=result.seed`` reproduces the bootstrap exactly (a Generator has no
+        recoverable seed: recorded as None, with a note).
     tol, max_iter
         Convergence control of the iterative tau^2 estimators.
 
@@ -323,6 +326,8 @@ def synthesize(
             )
         failed = sum(issubclass(w.category, MetaConvergenceWarning) for w in caught)
     notes = _table_notes(table, groups)
+    if n_resamples and seed is None:
+        notes.append(UNKNOWN_SEED)
     if failed:
         message = (
             f"{failed} fits did not converge (see the cells' notes); their estimates are "

@@ -20,7 +20,7 @@ import numpy as np
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.models import ModelScores, check_clusters
 from evalsig.errors import DataError
-from evalsig.inference._common import seeded
+from evalsig.inference._common import UNKNOWN_SEED, seeded
 from evalsig.inference.allpairs import (
     design_effects,
     model_means,
@@ -118,6 +118,8 @@ class BenchmarkResolution:
     def to_dict(self) -> dict[str, Any]:
         nulls: dict[str, str] = {}
         why = "the two models score the same: no number of items separates them"
+        if self.bootstrap is not None and self.bootstrap.get("seed") is None:
+            nulls["bootstrap.seed"] = "unknown: rng was a numpy Generator"
         rows = []
         for i, p in enumerate(self.pairs):
             rows.append(
@@ -210,6 +212,9 @@ def benchmark_resolution(
         Category-bootstrap resamples (needs clusters): resample clusters with replacement,
         re-rank, recount unresolved pairs.
     rng : Generator, int or None
+        Seed of the bootstrap. When None one is drawn from the operating system's
+        entropy and recorded as ``bootstrap['seed']``, so ``rng=seed`` reproduces it
+        exactly (a Generator has no recoverable seed: recorded as None, with a note).
 
     Notes
     -----
@@ -278,11 +283,13 @@ def benchmark_resolution(
             )
         )
     boot = None
+    notes = list(scores.notes)
     if n_resamples:
         generator, seed = seeded(rng)
         boot = _category_bootstrap(stats_g, binary, top, pairs, z, n_resamples, generator)
         boot["seed"] = seed
-    notes = list(scores.notes)
+        if seed is None:
+            notes.append(UNKNOWN_SEED)
     if not binary:
         notes.append("scores are not one run of 0/1: N* from the paired t-test on item means")
     return BenchmarkResolution(

@@ -26,7 +26,7 @@ from evalsig.data import PairedScores, ScoreTable, load_tasks, pair
 from evalsig.data.readers import ReadOptions, collect
 from evalsig.data.readers.collect import Collector
 from evalsig.errors import DataError
-from evalsig.inference._common import Alternative
+from evalsig.inference._common import UNKNOWN_SEED, Alternative, seeded
 from evalsig.inference.aggregate import (
     Dependence,
     SignTestResult,
@@ -85,6 +85,10 @@ class GateResult:
     uncorrected_fwer: float
     """What an uncorrected reading of the family would risk: 1 - (1 - alpha)^K."""
     dependence: Dependence | None
+    seed: int | None = None
+    """The seed of every random draw (each task's resampling, the Romano-Wolf correction):
+    ``rng=seed`` (CLI ``--seed``) reproduces the gate exactly. None when nothing was drawn
+    at random, or ``rng`` was a Generator (its seed is unknown)."""
     notes: tuple[str, ...] = ()
 
     @property
@@ -100,6 +104,11 @@ class GateResult:
 
     def to_dict(self) -> dict[str, Any]:
         nulls: dict[str, str] = {}
+        if self.seed is None:
+            drew = self.correction.method == "romano-wolf" or any(
+                t.comparison.n_resamples is not None for t in self.tasks
+            )
+            nulls["seed"] = "unknown: rng was a numpy Generator" if drew else "no random draws"
         tasks = []
         for t in self.tasks:
             name = t.task.name
@@ -146,6 +155,7 @@ class GateResult:
             "sign_test": self.sign_test.to_dict(),
             "uncorrected_fwer": self.uncorrected_fwer,
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
+            "seed": self.seed,
             "notes": list(self.notes),
             "nulls": nulls,
         }
@@ -189,7 +199,10 @@ def gate(
     allow_changed_policy : bool
         Run even though the policy differs from its registration (the report says so).
     n_resamples, rng
-        For resampling methods and the Romano-Wolf correction.
+        For resampling methods and the Romano-Wolf correction. Every task and the
+        correction draw from one seed: when ``rng`` is None it is drawn from the operating
+        system's entropy and recorded as ``seed``, so ``rng=result.seed`` reproduces the
+        gate exactly (a Generator passed in has no recoverable seed: recorded as None).
 
     Returns
     -------
@@ -223,6 +236,8 @@ def gate(
     for claim in policy.tasks:
         _check_margin(claim, pairs[claim.name], policy.source)
     alpha = policy.alpha
+    generator, seed = seeded(rng)
+    draws = generator if seed is None else seed  # one seed for every task and the correction
     comparisons = {
         claim.name: compare_paired(
             pairs[claim.name],
@@ -231,13 +246,13 @@ def gate(
             alternative="greater",
             confidence_level=1.0 - alpha,
             n_resamples=n_resamples,
-            rng=rng,
+            rng=draws,
         )
         for claim in policy.tasks
     }
     raw = {c.name: _claim_pvalue(comparisons[c.name], c.threshold) for c in policy.tasks}
     if policy.correction == "romano-wolf":
-        correction = _romano_wolf(policy, pairs, raw, n_resamples, rng, notes)
+        correction = _romano_wolf(policy, pairs, raw, n_resamples, draws, notes)
     else:
         correction = adjust(raw, method=policy.correction, alpha=alpha)  # type: ignore[arg-type]
     verdicts = tuple(
@@ -246,6 +261,17 @@ def gate(
     )
     wins = sign_test({v.task.name: v.comparison.estimate for v in verdicts}, alternative="greater")
     overall, reason = _decide(policy, verdicts, wins)
+    resampled = [name for name, c in comparisons.items() if c.n_resamples is not None]
+    if policy.correction == "romano-wolf":
+        resampled.append("the Romano-Wolf correction")
+    drew = bool(resampled)
+    if drew:
+        notes.append(
+            UNKNOWN_SEED
+            if seed is None
+            else f"random draws from seed {seed} ({', '.join(resampled)}): --seed / rng= "
+            "reproduces the gate exactly."
+        )
     depend = None
     if policy.shared_items and len(pairs) > 1:
         depend = dependence({name: _by_item(p) for name, p in pairs.items()})
@@ -260,6 +286,7 @@ def gate(
         sign_test=wins,
         uncorrected_fwer=uncorrected_familywise_error(len(policy.tasks), alpha),
         dependence=depend,
+        seed=seed if drew else None,
         notes=tuple(notes),
     )
 
