@@ -205,7 +205,9 @@ def test_gate_on_harness_directories_with_registration(tmp_path: Path) -> None:
     runner = CliRunner()
     refused = runner.invoke(app, ["gate", "--policy", str(policy_path), str(a), str(b)])
     assert refused.exit_code == 4
-    assert refused.stderr.startswith("evalsig: error: the policy differs from its registration")
+    assert refused.stderr.startswith(
+        f"evalsig: error: {policy_path}: the policy differs from its registration"
+    )
     ok = runner.invoke(
         app,
         [

@@ -20,7 +20,14 @@ from evalsig import compare
 from evalsig._documents import load_json, load_yaml
 from evalsig.cli import app
 from evalsig.errors import DataError, EvalsigError
-from evalsig.release import GatePolicy, gate, load_policy
+from evalsig.release import (
+    GatePolicy,
+    TaskClaim,
+    check_registration,
+    gate,
+    load_policy,
+    read_registration,
+)
 
 runner = CliRunner()
 
@@ -57,6 +64,15 @@ def _policy(tmp_path: Path, text: str, name: str = "p.yaml") -> Path:
         ("name: !!python/object/apply:os.system [ls]\ntasks: [t]\n", "not valid YAML or JSON"),
         ("tasks: " + "[" * 100 + "t" + "]" * 100 + "\n", "nested deeper than 64 levels"),
         ('{"alpha": 0.05, "alpha": 0.5, "tasks": ["t"]}', "key 'alpha' appears twice"),
+        ("alpha: 1:30\ntasks: [t]\n", "line 1: '1:30' is a base-60 number in YAML 1.1"),
+        ("rule: at-least\nat_least: 010\ntasks: [t, u]\n", "line 2: '010' is an octal number"),
+        ("x: {a: 1}\n<<: {alpha: 0.1}\ntasks: [t]\n", "line 2: merge keys (<<) are not"),
+        ("alpha: " + "9" * 400 + "\ntasks: [t]\n", "an integer of 400 digits (the limit is 100)"),
+        ("alpha: 5e-2\ntasks: [t]\n", "got '5e-2', which is text (YAML 1.1 reads an exponent"),
+        ("alpha: '0.05'\ntasks: [t]\n", "got '0.05', which is text (it is quoted): write 0.05"),
+        ("rule: at-least\nat_least: 1.0\ntasks: [t]\n", "a whole number of tasks between 1 and"),
+        ('name: "\\ud800"\ntasks: [t]\n', "line 1: a string holds an unpaired surrogate escape"),
+        ("[1, 2]\n", "a policy is a mapping with 'name', 'alpha', 'tasks' ...; got a list of 2"),
     ],
 )
 def test_hostile_policies_are_refused_with_a_short_message(
@@ -144,7 +160,7 @@ def _comparison_json(tmp_path: Path) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda d: d.pop("percent_scale"), "an incomplete comparison result (no field"),
+        (lambda d: d.pop("percent_scale"), "an incomplete or edited comparison result (a"),
         (lambda d: d.update(n_items="many"), "a comparison result with a field of the wrong"),
         (lambda d: d.update(kind="nonsense"), "unknown result kind 'nonsense'"),
         (lambda d: d.update(kind=["comparison"] * 1000), "unknown result kind a list of 1000"),
@@ -277,3 +293,100 @@ def test_any_bytes_as_a_policy_file_are_valid_or_an_evalsig_error(raw: bytes) ->
         path.write_bytes(raw)
         with contextlib.suppress(EvalsigError):
             load_policy(path)
+
+
+# --- registration records ----------------------------------------------------------------
+
+
+def _two_runs(tmp_path: Path) -> tuple[Path, Path]:
+    rng = np.random.default_rng(6)
+    a = _lm_eval_dir(tmp_path / "a", (rng.random(200) < 0.5).astype(float))
+    b = _lm_eval_dir(tmp_path / "b", (rng.random(200) < 0.5).astype(float))
+    return a, b
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update(registered_at="x" * 100_000), "'registered_at' of the registration"),
+        (lambda d: d.update(registered_at=None), "field 'registered_at' of the registration"),
+        (lambda d: d.update(kind="comparison"), "not a gate registration record (written by"),
+    ],
+)
+def test_a_damaged_registration_record_is_one_line(tmp_path: Path, edit: Any, message: str) -> None:
+    a, b = _two_runs(tmp_path)
+    policy = _policy(tmp_path, "tasks: [t]\n")
+    registered = runner.invoke(app, ["register", str(policy)])
+    assert registered.exit_code == 0
+    record = tmp_path / "p.registration.json"
+    data = json.loads(record.read_text(encoding="utf-8"))
+    edit(data)
+    record.write_text(json.dumps(data), encoding="utf-8")
+    for args, code in (
+        (["gate", "--policy", str(policy), str(a), str(b)], 4),
+        (["register", str(policy)], 1),
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code == code
+        assert result.stderr.startswith(f"evalsig: error: {record}: ")
+        assert message in result.stderr
+        assert result.stderr.count("\n") == 1
+        assert len(result.stderr) < 400
+
+
+def test_a_changed_family_names_the_policy_and_cuts_long_names(tmp_path: Path) -> None:
+    policy = _policy(tmp_path, "tasks: [t]\n")
+    register_record = runner.invoke(app, ["register", str(policy)])
+    assert register_record.exit_code == 0
+    names = [f"{i}" + "n" * 1000 for i in range(8)]
+    policy.write_text(json.dumps({"tasks": names}), encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        gate({n: np.ones(5) for n in names}, {n: np.ones(5) for n in names}, policy=policy)
+    message = str(info.value)
+    assert message.startswith(f"{policy}: the policy differs from its registration of ")
+    assert "(added 0nnnnnnnnn" in message
+    assert "... and 3 more; dropped t)" in message
+    assert len(message) < 700
+
+
+record_edits = st.dictionaries(
+    st.sampled_from(
+        ["kind", "policy_name", "policy_digest", "family", "settings", "registered_at", "x"]
+    ),
+    documents,
+    max_size=4,
+)
+
+
+@given(edits=record_edits, drop=st.booleans())
+def test_any_registration_record_is_read_or_refused(edits: dict[str, Any], drop: bool) -> None:
+    record = {
+        "kind": "gate-registration",
+        "policy_name": "p",
+        "policy_digest": "0" * 64,
+        "family": ["t"],
+        "settings": {"alpha": 0.05},
+        "registered_at": "2024-01-01T00:00:00+00:00",
+        "evalsig_version": "0.1.0",
+    }
+    if drop and edits:
+        for key in edits:
+            record.pop(key, None)
+    else:
+        record.update(edits)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "r.json"
+        path.write_text(json.dumps(record, allow_nan=True), encoding="utf-8")
+        message = ""
+        try:
+            read = read_registration(path)
+        except DataError as exc:
+            message = str(exc)
+        if message:
+            assert message.startswith(f"{path}: ")
+            assert len(message) < 600
+        else:
+            assert read.family == tuple(record["family"])
+            policy = GatePolicy(name="p", tasks=(TaskClaim(name="t"),))
+            with contextlib.suppress(DataError):
+                check_registration(policy, read)

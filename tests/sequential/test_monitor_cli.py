@@ -185,7 +185,7 @@ def test_a_malformed_row_stops_with_one_line(tmp_path: Path, content: str, messa
     path.write_text(content, encoding="utf-8")
     result = runner.invoke(app, ["monitor", str(path), "--batch", "1"])
     assert result.exit_code == 4
-    assert result.stderr.startswith(f"evalsig: error: {message}")
+    assert result.stderr.startswith(f"evalsig: error: {path}: {message}")
     assert result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
 
@@ -196,7 +196,8 @@ def test_a_malformed_json_line(tmp_path: Path) -> None:
     result = runner.invoke(app, ["monitor", str(path)])
     assert result.exit_code == 4
     assert result.stderr.strip() == (
-        "evalsig: error: line 2: field 'candidate' is missing; every line needs 'baseline' "
+        f"evalsig: error: {path}: line 2: field 'candidate' is missing; every line needs "
+        "'baseline' "
         "and 'candidate'."
     )
     path.write_text(

@@ -17,7 +17,7 @@ from typing import Annotated, TextIO
 
 import typer
 
-from evalsig._documents import load_json
+from evalsig._documents import load_json, short
 from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
@@ -135,6 +135,7 @@ def monitor_command(
             _lines(source, follow=follow, timeout=timeout, poll=poll),
             _format(source, input_format),
             (baseline_column, candidate_column, difference_column),
+            "standard input" if source == "-" else source,
         )
         progress_to_stdout = output_format is OutputFormat.text
         try:
@@ -250,13 +251,17 @@ def _readline(stream: TextIO, source: str, number: int) -> str:
 
 
 def _rows(
-    lines: Iterator[tuple[int, str]], fmt: InputFormat, columns: tuple[str, str, str]
+    lines: Iterator[tuple[int, str]],
+    fmt: InputFormat,
+    columns: tuple[str, str, str],
+    source: str,
 ) -> Iterator[tuple[float, float | None]]:
-    """(baseline, candidate) or (difference, None) per data line, validated."""
+    """(baseline, candidate) or (difference, None) per data line, validated; errors name
+    ``source`` and the line."""
     if fmt is InputFormat.jsonl:
-        yield from _json_rows(lines, columns)
+        yield from _json_rows(lines, columns, source)
     else:
-        yield from _csv_rows(lines, columns, "\t" if fmt is InputFormat.tsv else ",")
+        yield from _csv_rows(lines, columns, "\t" if fmt is InputFormat.tsv else ",", source)
 
 
 def _fields(found: list[str], columns: tuple[str, str, str], where: str) -> tuple[str, ...]:
@@ -265,15 +270,18 @@ def _fields(found: list[str], columns: tuple[str, str, str], where: str) -> tupl
         return (baseline, candidate)
     if difference in found:
         return (difference,)
+    shown = ", ".join(short(f, 40) for f in found[:8])
+    if len(found) > 8:
+        shown += f" and {len(found) - 8} more"
     raise DataError(
         f"{where}: no {baseline!r} and {candidate!r} fields, nor {difference!r}; found "
-        f"{', '.join(map(repr, found)) or 'none'}. Name them with --baseline-column and "
-        "--candidate-column, or --difference-column."
+        f"{shown or 'none'}. Name them with --baseline-column and --candidate-column, or "
+        "--difference-column."
     )
 
 
 def _csv_rows(
-    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], delimiter: str
+    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], delimiter: str, source: str
 ) -> Iterator[tuple[float, float | None]]:
     header: list[str] | None = None
     positions: list[int] = []
@@ -284,62 +292,62 @@ def _csv_rows(
         try:
             cells = next(csv.reader([line], delimiter=delimiter))
         except csv.Error as exc:
-            raise DataError(f"line {number}: not valid CSV ({exc}).") from None
+            raise DataError(f"{source}: line {number}: not valid CSV ({exc}).") from None
         if header is None:
             header = [cell.strip() for cell in cells]
-            names = _fields(header, columns, f"line {number} (the header)")
+            names = _fields(header, columns, f"{source}: line {number} (the header)")
             positions = [header.index(name) for name in names]
             continue
         if len(cells) != len(header):
             raise DataError(
-                f"line {number}: {len(cells)} fields, but the header has {len(header)}; "
+                f"{source}: line {number}: {len(cells)} fields, but the header has {len(header)}; "
                 "fix or remove the row (evalsig never skips rows)."
             )
-        yield _pair([cells[p] for p in positions], names, number)
+        yield _pair([cells[p] for p in positions], names, f"{source}: line {number}")
 
 
 def _json_rows(
-    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str]
+    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], source: str
 ) -> Iterator[tuple[float, float | None]]:
     names: tuple[str, ...] | None = None
     for number, line in lines:
         if not line.strip():
             continue
-        record = load_json(line, f"line {number}")
+        record = load_json(line, f"{source}: line {number}")
         if not isinstance(record, dict):
-            raise DataError(f"line {number}: expected a JSON object, got {line.strip()[:40]!r}.")
+            raise DataError(
+                f"{source}: line {number}: expected a JSON object, got {line.strip()[:40]!r}."
+            )
         if names is None:
-            names = _fields(list(record), columns, f"line {number}")
+            names = _fields(list(record), columns, f"{source}: line {number}")
         missing = [name for name in names if name not in record]
         if missing:
             raise DataError(
-                f"line {number}: field {missing[0]!r} is missing; every line needs "
+                f"{source}: line {number}: field {missing[0]!r} is missing; every line needs "
                 f"{' and '.join(map(repr, names))}."
             )
-        yield _pair([record[name] for name in names], names, number)
+        yield _pair([record[name] for name in names], names, f"{source}: line {number}")
 
 
-def _pair(raw: list[object], names: tuple[str, ...], number: int) -> tuple[float, float | None]:
+def _pair(raw: list[object], names: tuple[str, ...], where: str) -> tuple[float, float | None]:
     """(baseline, candidate) scores in [0, 1], or (difference, None) with one in [-1, 1]."""
     low = -1.0 if len(names) == 1 else 0.0
-    values = [_value(value, name, number, low) for value, name in zip(raw, names, strict=True)]
+    values = [_value(value, name, where, low) for value, name in zip(raw, names, strict=True)]
     return (values[0], values[1]) if len(values) == 2 else (values[0], None)
 
 
-def _value(raw: object, name: str, number: int, low: float) -> float:
+def _value(raw: object, name: str, where: str, low: float) -> float:
     """A finite number in [low, 1] from a cell or a JSON value; booleans count as 1/0."""
     value = math.nan
-    if isinstance(raw, (bool, int, float)):
-        value = float(raw)
-    elif isinstance(raw, str) and raw.strip():
+    if isinstance(raw, (bool, int, float)) or (isinstance(raw, str) and raw.strip()):
         try:
             value = float(raw)
-        except ValueError:
+        except (ValueError, OverflowError):  # not a number, or an integer beyond floats
             value = math.nan
     if not (math.isfinite(value) and low <= value <= 1.0):
         what = "a difference in [-1, 1]" if low < 0 else "a score in [0, 1]"
         raise DataError(
-            f"line {number}: field {name!r} is {raw!r}, not {what}; fix or remove the row "
+            f"{where}: field {name!r} is {short(raw)}, not {what}; fix or remove the row "
             "(evalsig never skips rows)."
         )
     return value

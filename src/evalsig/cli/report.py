@@ -72,15 +72,17 @@ def read_result(path: Path) -> Mapping[str, Any]:
         raise DataError(
             f"{path}: unknown result kind {short(kind)}; evalsig writes {', '.join(TEXT)}."
         )
-    try:
+    try:  # render once every way it can be asked for, so a damaged field fails here
         TEXT[kind](data)
+        MARKDOWN[kind](data)
         page([data], title="check")
     except KeyError as exc:
         raise DataError(
-            f"{path}: an incomplete {kind} result (no field {short(exc.args[0])}); re-create "
-            "it with --format json rather than editing it."
+            f"{path}: an incomplete or edited {kind} result (a field or value "
+            f"{short(exc.args[0])} is missing or not one evalsig writes); re-create it with "
+            "--format json rather than editing it."
         ) from None
-    except (TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
         raise DataError(
             f"{path}: a {kind} result with a field of the wrong type or value "
             f"({clip(str(exc))}); re-create it with --format json."

@@ -19,7 +19,7 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from evalsig._documents import load_json
+from evalsig._documents import MAX_BYTES, load_json, read_text, short
 from evalsig.errors import DataError, FormatError
 from evalsig.meta._validate import check_choice
 
@@ -149,11 +149,11 @@ def _read_file(path: Path) -> list[Mapping[str, Any]]:
     try:
         if suffix == ".parquet":
             return _read_parquet(path)
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text(path, what="a table of reports", max_bytes=MAX_BYTES)
     except OSError as exc:
         raise FormatError(f"{path}: cannot read ({exc.strerror or exc}).") from None
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"{path}: not UTF-8 text ({exc.reason}).") from None
+    except DataError as exc:  # too large, unreadable or not UTF-8
+        raise FormatError(str(exc)) from None
     if suffix in (".jsonl", ".ndjson"):
         out = []
         for line_no, line in enumerate(text.splitlines(), start=1):
@@ -230,10 +230,10 @@ def _number(value: Any, what: str, where: str) -> float:
         raise DataError(f"{where}: `{what}` is {value!r}, not a number.")
     try:
         x = float(value)
-    except (TypeError, ValueError):
-        raise DataError(f"{where}: `{what}` is {value!r}, not a number.") from None
+    except (TypeError, ValueError, OverflowError):
+        raise DataError(f"{where}: `{what}` is {short(value)}, not a number.") from None
     if not math.isfinite(x):
-        raise DataError(f"{where}: `{what}` is {value!r}; give a finite number.")
+        raise DataError(f"{where}: `{what}` is {short(value)}; give a finite number.")
     return x
 
 
@@ -250,7 +250,7 @@ def _flag(value: Any, where: str) -> bool | None:
     if text in _FALSE:
         return False
     raise DataError(
-        f"{where}: `self_reported` is {value!r}; use true/false (or 1/0; empty for unknown)."
+        f"{where}: `self_reported` is {short(value)}; use true/false (or 1/0; empty for unknown)."
     )
 
 
@@ -280,6 +280,11 @@ def _validate(records: list[Mapping[str, Any]], origin: str, scale: Scale) -> Re
             value = r.get(c)
             if _missing(value):
                 raise DataError(f"{where}: `{c}` is empty; every report needs a {c}.")
+            if isinstance(value, (Mapping, list, tuple, set, bytes)):  # str() would invent one
+                raise DataError(
+                    f"{where}: `{c}` is {short(value)}; give a name (text), not a "
+                    f"{type(value).__name__}."
+                )
             text[c].append(str(value).strip())
         where = f"{where} (model {text['model'][i]!r}, source {text['source'][i]!r})"
         if _missing(r.get("score")):
@@ -291,14 +296,14 @@ def _validate(records: list[Mapping[str, Any]], origin: str, scale: Scale) -> Re
             ses[i] = _number(se_raw, str(se_col), where)
             if ses[i] <= 0:
                 raise DataError(
-                    f"{where}: `{se_col}` is {se_raw!r}; a standard error must be > 0 (leave it "
-                    "empty and give n to impute it)."
+                    f"{where}: `{se_col}` is {short(se_raw)}; a standard error must be > 0 "
+                    "(leave it empty and give n to impute it)."
                 )
         if not _missing(n_raw):
             ns[i] = _number(n_raw, str(n_col), where)
             if ns[i] < 1 or ns[i] != round(ns[i]):
                 raise DataError(
-                    f"{where}: `{n_col}` is {n_raw!r}; the number of items must be a whole "
+                    f"{where}: `{n_col}` is {short(n_raw)}; the number of items must be a whole "
                     "number >= 1."
                 )
         if math.isnan(ses[i]) and math.isnan(ns[i]):

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from evalsig._documents import load_yaml, read_text, short
+from evalsig._documents import load_document, short
 from evalsig.comparison import VARIANTS
 from evalsig.errors import DataError
 
@@ -126,37 +126,46 @@ class GatePolicy:
 def load_policy(policy: str | os.PathLike[str] | Mapping[str, Any] | GatePolicy) -> GatePolicy:
     """Read and validate a policy from a YAML or JSON file, or a mapping.
 
+    A ``.json`` file is read as strict JSON, anything else as YAML; both under the bounds
+    of :mod:`evalsig._documents` (at most 1 MiB and 64 levels; no duplicate keys, YAML
+    anchors, aliases, merge keys or tags; no base-60 or legacy octal numbers).
+
     Raises
     ------
     DataError
-        An unknown or misspelled key, a bad value, or no tasks: the message names the
-        field and the fix. Unknown keys are errors because a typo in a pre-registered
-        protocol (``margn: 0.01``) would otherwise change the test silently.
+        An unknown or misspelled key, a duplicate key, a bad value (a margin that is not
+        a finite number >= 0, alpha outside (0, 1), ``at_least`` outside 1..#tasks, a
+        boolean where a number belongs), or no tasks: the message names the file, the
+        task and field, the value and the fix. Unknown keys are errors because a typo in
+        a pre-registered protocol (``margn: 0.01``) would otherwise change the test
+        silently.
     """
     if isinstance(policy, GatePolicy):
         return policy
     if isinstance(policy, Mapping):
         return _from_mapping(policy, "<policy>")
     path = Path(policy)
-    text = read_text(path, what="a policy", max_bytes=MAX_POLICY_BYTES)
-    document = load_yaml(text, str(path))
+    document = load_document(path, what="a policy", max_bytes=MAX_POLICY_BYTES)
     if not isinstance(document, Mapping):
-        raise DataError(f"{path}: a policy is a mapping with 'name', 'alpha', 'tasks' ...")
+        raise DataError(
+            f"{path}: a policy is a mapping with 'name', 'alpha', 'tasks' ...; got "
+            f"{short(document)}."
+        )
     return _from_mapping(document, str(path))
 
 
 def _from_mapping(document: Mapping[str, Any], source: str) -> GatePolicy:
     _unknown(document, _POLICY_KEYS, source, "policy")
-    alpha = document.get("alpha", 0.05)
-    if not _number(alpha) or not 0 < alpha < 1:
+    alpha = _real(document.get("alpha", 0.05))
+    if alpha is None or not 0 < alpha < 1:
         raise DataError(
             f"{source}: 'alpha' must be a number strictly between 0 and 1, e.g. 0.05; got "
-            f"{short(alpha)}."
+            f"{short(document.get('alpha'))}{_as_text(document.get('alpha'))}."
         )
     error_rate = _choice(document.get("error_rate", "fwer"), ErrorRate, source, "error_rate")
     allowed = CORRECTIONS[error_rate]
     correction = document.get("correction", allowed[0])
-    if correction not in allowed:
+    if not isinstance(correction, str) or correction not in allowed:
         other = "fdr" if error_rate == "fwer" else "fwer"
         hint = (
             f" ({short(correction)} controls the {other.upper()})"
@@ -179,19 +188,25 @@ def _from_mapping(document: Mapping[str, Any], source: str) -> GatePolicy:
     at_least = document.get("at_least")
     if rule == "at-least":
         if isinstance(at_least, bool) or not isinstance(at_least, int):
-            raise DataError(f"{source}: rule 'at-least' needs 'at_least: k' (an integer).")
+            raise DataError(
+                f"{source}: rule 'at-least' needs 'at_least: k', a whole number of tasks "
+                f"between 1 and {len(tasks)}; got {short(at_least)}."
+            )
         if not 1 <= at_least <= len(tasks):
             raise DataError(
-                f"{source}: 'at_least' is {at_least} but the family has {len(tasks)} tasks; "
-                f"choose k between 1 and {len(tasks)}."
+                f"{source}: 'at_least' is {short(at_least)} but the family has {len(tasks)} "
+                f"tasks; choose k between 1 and {len(tasks)}."
             )
     elif at_least is not None:
-        raise DataError(f"{source}: 'at_least' goes with rule 'at-least', not {rule!r}.")
+        raise DataError(
+            f"{source}: 'at_least' ({short(at_least)}) goes with rule 'at-least', not "
+            f"{rule!r}; remove it or set 'rule: at-least'."
+        )
     shared = document.get("shared_items", False)
     if not isinstance(shared, bool):
         raise DataError(f"{source}: 'shared_items' must be true or false; got {short(shared)}.")
     name = document.get("name", Path(source).stem if source != "<policy>" else "gate")
-    if not isinstance(name, (str, int)) or isinstance(name, bool):
+    if not isinstance(name, (str, int)) or isinstance(name, bool) or _huge(name):
         raise DataError(f"{source}: 'name' must be a string; got {short(name)}.")
     return GatePolicy(
         name=str(name),
@@ -218,29 +233,32 @@ def _task(entry: object, source: str, number: int) -> TaskClaim:
     where = f"{source}: task {short(entry['name'])}"
     _unknown(entry, _TASK_KEYS, where, "task")
     claim = _choice(entry.get("claim", "superiority"), Claim, where, "claim")
-    margin = entry.get("margin", 0.0)
-    if not _number(margin) or not 0 <= margin < math.inf:
+    margin = _real(entry.get("margin", 0.0))
+    if margin is None or not 0 <= margin < math.inf:
         raise DataError(
             f"{where}: 'margin' must be a finite, non-negative number on the score scale "
-            f"(0.01 is 1 point of accuracy); got {short(margin)}."
+            f"(0.01 is 1 point of accuracy); got {short(entry.get('margin'))}"
+            f"{_as_text(entry.get('margin'))}."
         )
     if claim == "superiority" and margin:
         raise DataError(
-            f"{where}: a superiority claim has no margin (got {margin!r}); use claim "
+            f"{where}: a superiority claim has no margin (got {margin:g}); use claim "
             "'non-inferiority' for 'not worse than -margin'."
         )
     method = entry.get("method", "auto")
-    if method != "auto" and method not in VARIANTS:
+    if not isinstance(method, str) or (method != "auto" and method not in VARIANTS):
         raise DataError(
             f"{where}: unknown 'method' {short(method)}; choose auto or {', '.join(VARIANTS)}."
         )
     variant = entry.get("variant")
-    if variant is not None and (method == "auto" or variant not in VARIANTS[method]):
+    if variant is not None and (
+        not isinstance(variant, str) or method == "auto" or variant not in VARIANTS[method]
+    ):
         raise DataError(f"{where}: 'variant' {short(variant)} needs a method that has it.")
     return TaskClaim(
         name=entry["name"],
         claim=claim,
-        margin=float(margin),
+        margin=margin,
         direction=_choice(entry.get("direction", "higher"), Direction, where, "direction"),
         metric=_optional_str(entry, "metric", where),
         filter=_optional_str(entry, "filter", where),
@@ -249,9 +267,37 @@ def _task(entry: object, source: str, number: int) -> TaskClaim:
     )
 
 
-def _number(value: object) -> bool:
-    """A real number, not a boolean (YAML reads ``true`` as one) and not NaN."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+def _real(value: object) -> float | None:
+    """``value`` as a float if it is a real number: not a boolean (YAML reads ``true`` as
+    one), not NaN, and not an integer too large for a float; otherwise None."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or _huge(value):
+        return None
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def _as_text(value: object) -> str:
+    """A hint when a number arrived as text: quoted, or an exponent that YAML 1.1 reads as
+    a string (``1e-3`` and ``1.0e3``; ``1.0e-3`` and ``1.0e+3`` are numbers)."""
+    if not isinstance(value, str) or len(value) > 40:
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not math.isfinite(number) or (number == 0 and any(c in "123456789" for c in value)):
+        return ""
+    why = (
+        "YAML 1.1 reads an exponent as a number only with a point and a sign, as in 1.0e-3"
+        if "e" in value.lower()
+        else "it is quoted"
+    )
+    return f", which is text ({why}): write {number!r}"
+
+
+def _huge(value: object) -> bool:
+    """An integer beyond the float range (no setting can be one; it cannot be printed)."""
+    return isinstance(value, int) and value.bit_length() > 1000
 
 
 def _optional_str(entry: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -271,7 +317,7 @@ def _choice(value: object, kind: Any, where: str, key: str) -> Any:
 
 
 def _unknown(document: Mapping[str, Any], known: set[str], where: str, what: str) -> None:
-    unknown = sorted(short(str(k), 40) for k in document if k not in known)
+    unknown = sorted(short(k, 40) for k in document if k not in known)
     if unknown:
         shown = ", ".join(unknown[:5]) + (
             f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalsig import __version__
-from evalsig._documents import load_json, read_text
+from evalsig._documents import clip, load_json, read_text, short
 from evalsig.errors import DataError
 from evalsig.release.policy import GatePolicy
 
@@ -30,6 +30,9 @@ __all__ = [
 ]
 
 Status = Literal["registered", "changed", "unregistered"]
+
+MAX_RECORD_BYTES = 4 << 20
+"""A record holds a policy's family and settings: policies stop at 1 MiB, records at 4."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,16 +79,22 @@ class RegistrationCheck:
             return f"pre-registered on {self.registered_at}; the policy is unchanged."
         parts = []
         if self.added:
-            parts.append(f"added {', '.join(self.added)}")
+            parts.append(f"added {_names(self.added)}")
         if self.dropped:
-            parts.append(f"dropped {', '.join(self.dropped)}")
+            parts.append(f"dropped {_names(self.dropped)}")
         if self.changed_settings:
-            parts.append(f"changed {', '.join(self.changed_settings)}")
+            parts.append(f"changed {_names(self.changed_settings)}")
         what = "; ".join(parts) or "changed task claims"
         state = "run anyway because the override was given" if self.overridden else "refused"
         return (
             f"the policy differs from its registration of {self.registered_at} ({what}): {state}."
         )
+
+
+def _names(names: tuple[str, ...], shown: int = 5) -> str:
+    """The first ``shown`` names, each cut short, and how many more."""
+    text = ", ".join(clip(name, 40) for name in names[:shown])
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def _settings(policy: GatePolicy) -> dict[str, Any]:
@@ -136,18 +145,49 @@ def default_path(policy: GatePolicy) -> Path:
 def read_registration(path: str | os.PathLike[str]) -> Registration:
     """Read a registration record, with errors that name the file and the field."""
     target = Path(path)
-    data = load_json(read_text(target, what="a registration record"), str(target))
-    try:
-        return Registration(
-            policy_name=str(data["policy_name"]),
-            policy_digest=str(data["policy_digest"]),
-            family=tuple(str(t) for t in data["family"]),
-            settings=dict(data["settings"]),
-            registered_at=str(data["registered_at"]),
-            evalsig_version=str(data["evalsig_version"]),
+    text = read_text(target, what="a registration record", max_bytes=MAX_RECORD_BYTES)
+    data = load_json(text, str(target))
+    if not isinstance(data, dict) or data.get("kind") != "gate-registration":
+        raise DataError(
+            f"{target}: not a gate registration record (written by evalsig register); got "
+            f"{short(data) if not isinstance(data, dict) else short(data.get('kind'))}."
         )
-    except (KeyError, TypeError) as exc:
-        raise DataError(f"{target}: the registration record lacks {exc}.") from None
+    fields = {
+        "policy_name": str,
+        "policy_digest": str,
+        "family": list,
+        "settings": dict,
+        "registered_at": str,
+        "evalsig_version": str,
+    }
+    for key, kind in fields.items():
+        if not isinstance(data.get(key), kind):
+            raise DataError(
+                f"{target}: field {key!r} of the registration record is missing or not a "
+                f"{kind.__name__} (got {short(data.get(key))}); register the policy again "
+                "rather than editing the record."
+            )
+    if not all(isinstance(t, str) for t in data["family"]):
+        raise DataError(
+            f"{target}: field 'family' of the registration record must list task names; "
+            "register the policy again rather than editing the record."
+        )
+    try:
+        datetime.fromisoformat(data["registered_at"])
+    except ValueError:
+        raise DataError(
+            f"{target}: field 'registered_at' of the registration record is not a date and "
+            f"time (got {short(data['registered_at'])}); register the policy again rather "
+            "than editing the record."
+        ) from None
+    return Registration(
+        policy_name=data["policy_name"],
+        policy_digest=data["policy_digest"],
+        family=tuple(data["family"]),
+        settings=data["settings"],
+        registered_at=data["registered_at"],
+        evalsig_version=data["evalsig_version"],
+    )
 
 
 def check_registration(
@@ -174,8 +214,9 @@ def check_registration(
     )
     if not allow_changes:
         raise DataError(
-            f"{check.summary()} Pre-registration means the family and settings are fixed "
-            "before the results are seen; restore the registered policy, or pass "
-            "allow_changed_policy=True (CLI: --allow-changed-policy) and the report will say so."
+            f"{policy.source}: {check.summary()} Pre-registration means the family and "
+            "settings are fixed before the results are seen; restore the registered policy, "
+            "or pass allow_changed_policy=True (CLI: --allow-changed-policy) and the report "
+            "will say so."
         )
     return check
