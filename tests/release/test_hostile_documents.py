@@ -6,6 +6,7 @@ import contextlib
 import json
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ from evalsig.release import (
 )
 
 runner = CliRunner()
+
+LmEvalDir = Callable[[Path, np.ndarray], Path]
+"""The ``lm_eval_dir`` fixture of conftest.py: a one-task lm-eval folder."""
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]\n"
@@ -106,16 +110,6 @@ def test_size_cap(tmp_path: Path) -> None:
         load_policy(path)
 
 
-def _lm_eval_dir(root: Path, values: np.ndarray) -> Path:
-    root.mkdir()
-    lines = [
-        json.dumps({"doc_id": i, "doc_hash": f"h{i}", "acc": float(v), "filter": "none"})
-        for i, v in enumerate(values)
-    ]
-    (root / "samples_t_2024-05-01T00-00-00.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
-    return root
-
-
 @pytest.mark.parametrize(
     ("margin", "code", "message"),
     [
@@ -126,11 +120,11 @@ def _lm_eval_dir(root: Path, values: np.ndarray) -> Path:
     ],
 )
 def test_the_gate_cli_refuses_margins_off_the_scale(
-    tmp_path: Path, margin: str, code: int, message: str
+    tmp_path: Path, lm_eval_dir: LmEvalDir, margin: str, code: int, message: str
 ) -> None:
     rng = np.random.default_rng(3)
-    a = _lm_eval_dir(tmp_path / "a", (rng.random(300) < 0.5).astype(float))
-    b = _lm_eval_dir(tmp_path / "b", (rng.random(300) < 0.4).astype(float))
+    a = lm_eval_dir(tmp_path / "a", (rng.random(300) < 0.5).astype(float))
+    b = lm_eval_dir(tmp_path / "b", (rng.random(300) < 0.4).astype(float))
     text = f"tasks:\n  - name: t\n    claim: non-inferiority\n    margin: {margin}\n"
     policy = _policy(tmp_path, text)
     result = runner.invoke(app, ["gate", "--policy", str(policy), str(a), str(b)])
@@ -298,10 +292,10 @@ def test_any_bytes_as_a_policy_file_are_valid_or_an_evalsig_error(raw: bytes) ->
 # --- registration records ----------------------------------------------------------------
 
 
-def _two_runs(tmp_path: Path) -> tuple[Path, Path]:
+def _two_runs(tmp_path: Path, lm_eval_dir: LmEvalDir) -> tuple[Path, Path]:
     rng = np.random.default_rng(6)
-    a = _lm_eval_dir(tmp_path / "a", (rng.random(200) < 0.5).astype(float))
-    b = _lm_eval_dir(tmp_path / "b", (rng.random(200) < 0.5).astype(float))
+    a = lm_eval_dir(tmp_path / "a", (rng.random(200) < 0.5).astype(float))
+    b = lm_eval_dir(tmp_path / "b", (rng.random(200) < 0.5).astype(float))
     return a, b
 
 
@@ -313,8 +307,10 @@ def _two_runs(tmp_path: Path) -> tuple[Path, Path]:
         (lambda d: d.update(kind="comparison"), "not a gate registration record (written by"),
     ],
 )
-def test_a_damaged_registration_record_is_one_line(tmp_path: Path, edit: Any, message: str) -> None:
-    a, b = _two_runs(tmp_path)
+def test_a_damaged_registration_record_is_one_line(
+    tmp_path: Path, lm_eval_dir: LmEvalDir, edit: Any, message: str
+) -> None:
+    a, b = _two_runs(tmp_path, lm_eval_dir)
     policy = _policy(tmp_path, "tasks: [t]\n")
     registered = runner.invoke(app, ["register", str(policy)])
     assert registered.exit_code == 0

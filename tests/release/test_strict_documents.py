@@ -7,6 +7,7 @@ import math
 import re
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,9 @@ from evalsig.release import GatePolicy, gate, load_policy, read_registration, re
 
 runner = CliRunner()
 
+LmEvalDir = Callable[[Path, np.ndarray], Path]
+"""The ``lm_eval_dir`` fixture of conftest.py: a one-task lm-eval folder."""
+
 
 def _write(folder: Path, name: str, text: str) -> Path:
     path = folder / name
@@ -32,21 +36,11 @@ def _write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def _lm_eval_dir(root: Path, values: np.ndarray) -> Path:
-    root.mkdir()
-    lines = [
-        json.dumps({"doc_id": i, "doc_hash": f"h{i}", "acc": float(v), "filter": "none"})
-        for i, v in enumerate(values)
-    ]
-    (root / "samples_t_2024-05-01T00-00-00.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
-    return root
-
-
 @pytest.fixture
-def results(tmp_path: Path) -> tuple[Path, Path]:
+def results(tmp_path: Path, lm_eval_dir: LmEvalDir) -> tuple[Path, Path]:
     rng = np.random.default_rng(11)
-    base = _lm_eval_dir(tmp_path / "base", (rng.random(300) < 0.6).astype(float))
-    cand = _lm_eval_dir(tmp_path / "cand", (rng.random(300) < 0.6).astype(float))
+    base = lm_eval_dir(tmp_path / "base", (rng.random(300) < 0.6).astype(float))
+    cand = lm_eval_dir(tmp_path / "cand", (rng.random(300) < 0.6).astype(float))
     return base, cand
 
 
