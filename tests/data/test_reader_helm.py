@@ -218,10 +218,38 @@ def test_suite_directory(runs: Path, tmp_path: Path) -> None:
     )
 
     _copy_run(runs / MMLU, suite, "other_model")
-    with pytest.raises(FormatError, match=rf"are both '{MMLU_TASK}' \(other models\?\)"):
+    with pytest.raises(DataError, match=r"2 models \('openai/gpt2', 'other/model'\); .*--where"):
         describe(suite)
     one_model = evalsig.load(f"{suite}/mmlu*model=other_model", metric="exact_match")
     assert one_model.n_items == 10
+    chosen = evalsig.load(suite, metric="exact_match", where={"model": "other/model"})
+    assert chosen.n_items == 10
+    assert [t.name for t in describe(suite, where={"model": "openai/gpt2"}).tasks] == [
+        t.name for t in d.tasks
+    ]
+    with pytest.raises(DataError, match=r"no run of model 'gpt-5'; models: 'openai/gpt2', 'o"):
+        describe(suite, where={"model": "gpt-5"})
+    with pytest.raises(DataError, match=r"by 'model' only .*; got 'split'"):
+        describe(suite, where={"split": "test"})
+
+    for spec in suite.glob("*/run_spec.json"):  # runs without run specs name no model
+        spec.unlink()
+    with pytest.raises(FormatError, match=rf"are both '{MMLU_TASK}' \(other models\?\)"):
+        describe(suite)
+
+
+@pytest.mark.shared_data
+def test_version_from_the_run_spec(runs: Path, tmp_path: Path) -> None:
+    run = _copy_run(runs / MMLU, tmp_path, "openai_gpt2")
+    assert describe(run).layouts == (
+        "helm v0.4.0 or later (adapter_spec names a model_deployment)",
+    )
+    spec = _json(run / "run_spec.json")
+    del spec["adapter_spec"]["model_deployment"]  # as HELM v0.3.0 and earlier wrote it
+    (run / "run_spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    assert describe(run).layouts == ("helm v0.1 - v0.3 (adapter_spec names a model only)",)
+    (run / "run_spec.json").unlink()
+    assert describe(run).layouts == ("helm (no run_spec.json: version unknown)",)
 
 
 def _notes(tables: dict[str, evalsig.ScoreTable]) -> list[str]:
@@ -423,3 +451,20 @@ def test_task_is_chosen_before_the_metric_is_checked(tmp_path: Path) -> None:
     assert table.n_items == 1
     with pytest.raises(DataError, match=r"no task 'nope'; tasks: 'gsm', 'mmlu:subject=anatomy'"):
         evalsig.load(tmp_path / "suite", task="nope", metric="exact_match")
+
+
+@pytest.mark.shared_data
+def test_inspect_names_the_version_and_chooses_a_model(runs: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalsig.cli import app
+
+    runner = CliRunner()
+    several = runner.invoke(app, ["inspect", str(runs)])
+    assert several.exit_code == 1
+    assert "holds runs of 2 models ('eleutherai/pythia-1b-v0', 'openai/gpt2')" in several.output
+    chosen = runner.invoke(app, ["inspect", str(runs), "--where", "model=openai/gpt2"])
+    assert chosen.exit_code == 0, chosen.output
+    assert "[helm v0.4.0 or later (adapter_spec names a model_deployment)]" in chosen.output
+    assert "mmlu:subject=philosophy" in chosen.output
+    assert "hellaswag" not in chosen.output

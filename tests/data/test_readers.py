@@ -134,3 +134,14 @@ def test_paths_and_formats(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="unknown format 'xml'"):
         read_tables(_write(tmp_path / "b.csv", "item,score\na,1\n"), format="xml")
     assert load(_write(tmp_path / "c.data", "item,score\na,1\nb,0\n"), format="csv").n_items == 2
+
+
+def test_where_is_an_error_for_files_of_one_model(tmp_path: Path) -> None:
+    samples = next(
+        (Path(__file__).parent / "fixtures" / "lm_eval" / "v0.4.7").rglob("samples_*.jsonl")
+    )
+    with pytest.raises(DataError, match=r"lm-eval files hold one model's .*\(model=a\); drop it"):
+        load(samples, metric="acc", where={"model": "a"})
+    table = tmp_path / "long.csv"
+    table.write_text("model,item,score\na,1,1\nb,1,0\na,2,0\nb,2,1\n", encoding="utf-8")
+    assert load(table, where={"model": "a"}).sums.tolist() == [1.0, 0.0]

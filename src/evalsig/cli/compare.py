@@ -23,6 +23,7 @@ from evalsig.cli.options import (
     RunColumn,
     ScoreColumn,
     Separator,
+    parse_where,
 )
 from evalsig.cli.output import emit
 from evalsig.comparison import VARIANTS, ComparisonResult, compare
@@ -141,7 +142,7 @@ def compare_command(
 ) -> None:
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
     with data_errors():
-        shared = _where(where or [])
+        shared = parse_where(where)
         tables = [
             load(
                 path,
@@ -153,7 +154,7 @@ def compare_command(
                 prediction_column=prediction_column,
                 answer_column=answer_column,
                 task_column=task_column,
-                where=shared | _where(side or []),
+                where=shared | parse_where(side),
                 task=task,
                 metric=metric,
                 filter=filter_name,
@@ -178,16 +179,6 @@ def compare_command(
             rng=seed,
         )
     render(result, output_format, output)
-
-
-def _where(conditions: list[str]) -> dict[str, str]:
-    out = {}
-    for condition in conditions:
-        column, sep, value = condition.partition("=")
-        if not sep or not column:
-            raise typer.BadParameter(f"--where needs COLUMN=VALUE; got {condition!r}.")
-        out[column] = value
-    return out
 
 
 def render(result: ComparisonResult, output_format: OutputFormat, output: Path | None) -> None:

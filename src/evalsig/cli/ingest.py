@@ -30,6 +30,7 @@ from evalsig.cli.options import (
     LockTimeout,
     RunColumn,
     ScoreColumn,
+    parse_where,
 )
 from evalsig.store import DEFAULT_LOCK_TIMEOUT, ResultsStore, StoredTask
 
@@ -105,7 +106,7 @@ def ingest_command(
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Read result files once into a DuckDB results store; skip what is already stored."""
-    conditions = _where(where or [])
+    conditions = parse_where(where)
     with data_errors(), ResultsStore(store, lock_timeout=lock_timeout) as db:
         result = db.ingest(
             paths,
@@ -187,13 +188,3 @@ def tasks_text(contents: Sequence[StoredTask]) -> str:
                 f"{runs} run{'s' if high != 1 else ''}"
             )
     return "\n".join(lines)
-
-
-def _where(conditions: list[str]) -> dict[str, str]:
-    out = {}
-    for condition in conditions:
-        column, sep, value = condition.partition("=")
-        if not sep or not column:
-            raise typer.BadParameter(f"--where needs COLUMN=VALUE; got {condition!r}.")
-        out[column] = value
-    return out

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evalsig.cli.app import OutputFormat, app, data_errors
-from evalsig.cli.options import Format, InputFormat
+from evalsig.cli.options import Format, InputFormat, Where, parse_where
 from evalsig.data import Description, describe
 
 __all__ = ["inspect_command"]
@@ -24,11 +24,16 @@ def inspect_command(
         list[Path], typer.Argument(help="Result files or directories, one model each.")
     ],
     input_format: InputFormat = "auto",
+    where: Where = None,
     output_format: Format = OutputFormat.text,
 ) -> None:
     """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems."""
+    conditions = parse_where(where)
     with data_errors():
-        found = [(path, describe(path, format=input_format, skip_bad_lines=True)) for path in paths]
+        found = [
+            (path, describe(path, format=input_format, skip_bad_lines=True, where=conditions))
+            for path in paths
+        ]
     if output_format is OutputFormat.json:
         payload = [{"path": str(p), **asdict(d)} for p, d in found]
         typer.echo(json.dumps(payload, indent=2, allow_nan=False))

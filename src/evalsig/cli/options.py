@@ -23,6 +23,8 @@ __all__ = [
     "ScoreColumn",
     "Separator",
     "Task",
+    "Where",
+    "parse_where",
 ]
 
 IdColumn = Annotated[str | None, typer.Option("--id", help="Item id column.")]
@@ -34,6 +36,23 @@ RunColumn = Annotated[
 ClusterColumn = Annotated[
     str | None, typer.Option("--cluster", help="Cluster column (subject, passage, source).")
 ]
+Where = Annotated[
+    list[str] | None,
+    typer.Option(help="Keep rows with COLUMN=VALUE (repeatable), e.g. model=gpt-4."),
+]
+
+
+def parse_where(conditions: list[str] | None) -> dict[str, str]:
+    """``["model=a", "task=b"]`` as ``{"model": "a", "task": "b"}``."""
+    out = {}
+    for condition in conditions or []:
+        column, sep, value = condition.partition("=")
+        if not sep or not column:
+            raise typer.BadParameter(f"--where needs COLUMN=VALUE; got {condition!r}.")
+        out[column] = value
+    return out
+
+
 KeyColumn = Annotated[
     str | None, typer.Option("--key", help="Content-key column (gold answer, target, hash).")
 ]

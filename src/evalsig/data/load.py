@@ -230,11 +230,18 @@ def describe(
     *,
     format: str = "auto",
     skip_bad_lines: bool = False,
+    where: Mapping[str, str] | None = None,
 ) -> Description:
-    """What evalsig sees in result files: formats, tasks, metrics, filters, items, runs."""
+    """What evalsig sees in result files: formats, tasks, metrics, filters, items, runs.
+
+    ``where`` keeps the records (or, for a HELM suite, the runs) of one model, as in
+    :func:`load`, for files that hold several.
+    """
     if not _is_paths(paths):
         raise DataError(f"describe() takes file paths; got a {type(paths).__name__}.")
-    return collect(paths, ReadOptions(skip_bad_lines=skip_bad_lines), format=format).describe()
+    conditions = tuple((str(k), str(v)) for k, v in (where or {}).items())
+    options = ReadOptions(skip_bad_lines=skip_bad_lines, where=conditions)
+    return collect(paths, options, format=format).describe()
 
 
 def _is_paths(data: object) -> bool:

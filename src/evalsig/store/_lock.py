@@ -105,14 +105,19 @@ def connect(
             waited = time.monotonic() - start
             left = lock_timeout - waited
             if left <= 0:
-                raise _locked(path, exc, read_only=read_only, waited=waited) from None
+                waited_for = (
+                    "did not wait (lock timeout 0)"
+                    if lock_timeout <= 0
+                    else (f"waited {waited:.1f} s")
+                )
+                raise _locked(path, exc, read_only=read_only, waited=waited_for) from None
             if math.isfinite(lock_timeout):
                 report("waiting for another process to release the store", waited, lock_timeout)
             sleep(min(left, wait * jitter.uniform(0.5, 1.0)))
             wait = min(2 * wait, _LONGEST_WAIT)
 
 
-def _locked(path: Path, exc: BaseException, *, read_only: bool, waited: float) -> StoreLockedError:
+def _locked(path: Path, exc: BaseException, *, read_only: bool, waited: str) -> StoreLockedError:
     pid = _PID.search(str(exc))
     holder = "another process" + (f" (PID {pid.group(1)})" if pid else "")
     doing = (
@@ -121,7 +126,7 @@ def _locked(path: Path, exc: BaseException, *, read_only: bool, waited: float) -
         else f"{holder} has it open (to read or to write)"
     )
     return StoreLockedError(
-        f"{path}: the results store is locked: {doing}; waited {waited:.1f} s. A store can be "
+        f"{path}: the results store is locked: {doing}; {waited}. A store can be "
         "open in one process that writes, or in any number of processes that only read, never "
         "both at once. Try again when that process has finished, or wait longer with "
         "--lock-timeout SECONDS (lock_timeout=)."

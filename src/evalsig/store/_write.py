@@ -9,7 +9,7 @@ models) lives in :mod:`evalsig.store._ingest`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -80,7 +80,8 @@ class Writer:
         )
         if same is not None:  # the same content read the same way: skip it unread
             return _skipped(path, digest, kind, "", str(same[0]))
-        collector = collect(path, spec.options, format=spec.format)
+        read_options = replace(spec.options, models_by_task=True)  # model_names() names each
+        collector = collect(path, read_options, format=spec.format)
         reader = collector.formats[0]
         check_model_source(path, reader, spec)
         found = parts(collector, path, spec)

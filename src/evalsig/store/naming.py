@@ -26,7 +26,7 @@ from typing import Any
 
 from evalsig.data.readers.archive import Archive
 from evalsig.data.readers.base import ReadOptions, open_text
-from evalsig.data.readers.helm import _find, _run_name, _runs, task_name
+from evalsig.data.readers.helm import _runs, run_spec, task_name
 from evalsig.data.readers.lm_eval import SAMPLES
 from evalsig.data.readers.tabular import binary, loads
 from evalsig.errors import DataError, FormatError, examples
@@ -176,25 +176,20 @@ def _inspect(path: Path, options: ReadOptions) -> Naming:
 def _helm(path: Path, options: ReadOptions) -> Naming:
     by_task: dict[str, ModelName] = {}
     for stats in _runs(path):
-        run_name = _run_name(stats, options)
-        spec_file = _find(stats.parent, "run_spec.json")
+        spec = run_spec(stats, options)
         model: ModelName | None = None
-        if spec_file is not None:
-            spec = _json(spec_file, options)
-            adapter = spec.get("adapter_spec") if isinstance(spec, Mapping) else None
-            value = adapter.get("model") if isinstance(adapter, Mapping) else None
-            if isinstance(value, str) and value:
-                model = ModelName(
-                    name=value, origin=f"adapter_spec.model in {stats.parent.name}/run_spec.json"
-                )
-        if model is None:
-            entry = _run_name_model(run_name)
+        if spec.model is not None:
+            model = ModelName(
+                name=spec.model, origin=f"adapter_spec.model in {stats.parent.name}/run_spec.json"
+            )
+        else:
+            entry = _run_name_model(spec.name)
             if entry is not None:
                 model = ModelName(
-                    name=entry, origin=f"the 'model=' entry of the HELM run name {run_name!r}"
+                    name=entry, origin=f"the 'model=' entry of the HELM run name {spec.name!r}"
                 )
         if model is not None:
-            by_task[task_name(run_name)] = model
+            by_task[task_name(spec.name)] = model
     return Naming(by_task=by_task, hint="the HELM run spec names no model")
 
 

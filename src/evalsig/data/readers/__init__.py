@@ -27,7 +27,7 @@ from evalsig.data.readers.openai_evals import OPENAI_EVALS
 from evalsig.data.readers.streams import check_file, open_error
 from evalsig.data.readers.tabular import JSON, JSONL, PARQUET
 from evalsig.data.table import ScoreTable
-from evalsig.errors import FormatError
+from evalsig.errors import DataError, FormatError
 from evalsig.progress import report
 
 __all__ = [
@@ -98,7 +98,8 @@ def _pick(path: Path, format: str) -> Reader:
         raise FormatError(
             f"{path}: a directory with no results evalsig recognises. It reads these folders: "
             "an lm-evaluation-harness output folder (samples_<task>_<date>.jsonl or .json, or "
-            "results.json beside <model_args>_<task>.jsonl), a HELM run or suite "
+            "results.json beside <model_args>_<task>.jsonl), an lmms-eval output folder "
+            "(<date>_samples_<task>.jsonl), a HELM run or suite "
             "(per_instance_stats.json), an Inspect AI log folder (.eval or .json logs), a "
             "lighteval details folder (details_<task>_<date>.parquet); "
             "otherwise name the files."
@@ -142,6 +143,7 @@ def collect(
     files = _expand(paths)
     for number, path in enumerate(files, start=1):
         reader = _pick(path, format)
+        _check_where(path, reader, options)
         out.start_file(str(path), reader.name)
         rows, skipped = len(out.rows), len(out.skipped)
         with unreadable_as_format_error(path):
@@ -151,6 +153,16 @@ def collect(
             _nothing_read(path, reader.name, out.skipped[skipped:], format)
         report("reading result files", number, len(files))
     return out
+
+
+def _check_where(path: Path, reader: Reader, options: ReadOptions) -> None:
+    """A ``where`` the reader would not apply is an error, never silently ignored."""
+    if options.where and not getattr(reader, "accepts_where", False):
+        given = ", ".join(f"{k}={v}" for k, v in options.where)
+        raise DataError(
+            f"{path}: {reader.name} files hold one model's results and have no rows to choose "
+            f"with --where / where= ({given}); drop it, and pass each model's own files."
+        )
 
 
 def _nothing_read(

@@ -33,6 +33,7 @@ __all__ = ["ALPACA_EVAL"]
 
 class _AlpacaEvalReader:
     name = "alpaca-eval"
+    accepts_where = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.suffix != ".json":

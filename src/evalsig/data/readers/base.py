@@ -60,6 +60,9 @@ class ReadOptions:
     max_decompressed_bytes: int = field(default_factory=default_cap)
     """Cap on the bytes compressed data may expand to (gzip files, zip members): 1 GiB,
     or the environment variable ``EVALSIG_MAX_DECOMPRESSED`` (e.g. ``4G``) when set."""
+    models_by_task: bool = False
+    """Let one HELM suite hold each task's runs from another model (the results store
+    names each task's model); otherwise several models are an error asking for ``where``."""
     separator: str | None = None
     """CSV field separator; None: the suffix's (',' or tab), or one sniffed from the header."""
 
@@ -80,6 +83,8 @@ class Reader(Protocol):
     """A file format evalsig can read. Register new ones in :mod:`evalsig.data.readers`."""
 
     name: str
+    """Readers that honour ``ReadOptions.where`` also set ``accepts_where = True``; the
+    others read files of one model, and a ``where`` given for them is an error."""
 
     def sniff(self, path: Path, head: bytes) -> bool:
         """Whether ``path`` looks like this format, by its name and its first bytes."""

@@ -141,6 +141,7 @@ def _reason(exc: Exception) -> str:
 
 class _CsvReader:
     name = "csv"
+    accepts_where = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         return suffix(path) in (".csv", ".tsv")

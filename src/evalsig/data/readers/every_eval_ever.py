@@ -30,6 +30,7 @@ __all__ = ["EVERY_EVAL_EVER"]
 
 class _EveryEvalEverReader:
     name = "every-eval-ever"
+    accepts_where = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         return (

@@ -61,7 +61,7 @@ from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import loads
 from evalsig.errors import DataError, FormatError, examples
 
-__all__ = ["HELM", "task_name"]
+__all__ = ["HELM", "RunSpec", "run_spec", "task_name"]
 
 STATS_FILE = "per_instance_stats.json"
 MODEL_ENTRIES = ("model", "model_deployment")
@@ -129,15 +129,60 @@ def _read_json(path: Path, options: ReadOptions) -> Any:
         raise FormatError(f"{path}: not valid UTF-8 text.") from None
 
 
-def _run_name(stats: Path, options: ReadOptions) -> str:
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """What ``run_spec.json`` says of a run: its name, model and HELM version."""
+
+    name: str
+    model: str | None
+    version: str
+
+
+NO_SPEC_VERSION = "(no run_spec.json: version unknown)"
+DEPLOYMENT_VERSION = "v0.4.0 or later (adapter_spec names a model_deployment)"
+MODEL_ONLY_VERSION = "v0.1 - v0.3 (adapter_spec names a model only)"
+
+
+def run_spec(stats: Path, options: ReadOptions) -> RunSpec:
+    """The run spec of the run holding ``stats``; HELM v0.4.0 added ``model_deployment``
+    to ``adapter_spec`` beside ``model``."""
     spec_path = _find(stats.parent, "run_spec.json")
     if spec_path is None:
-        return stats.parent.name
+        return RunSpec(stats.parent.name, None, NO_SPEC_VERSION)
     spec = _read_json(spec_path, options)
     name = spec.get("name") if isinstance(spec, Mapping) else None
     if not isinstance(name, str) or not name:
         raise FormatError(f"{spec_path}: no run spec 'name' (a string); is it a HELM RunSpec?")
-    return name
+    adapter = spec.get("adapter_spec")
+    adapter = adapter if isinstance(adapter, Mapping) else {}
+    model = adapter.get("model")
+    version = DEPLOYMENT_VERSION if "model_deployment" in adapter else MODEL_ONLY_VERSION
+    return RunSpec(name, model if isinstance(model, str) and model else None, version)
+
+
+def _one_model(path: Path, specs: list[tuple[Path, RunSpec]], options: ReadOptions) -> list[Any]:
+    """The runs of one model: ``where={"model": ...}`` chooses; several is an error."""
+    wanted = dict(options.where)
+    unknown = sorted(set(wanted) - {"model"})
+    if unknown:
+        raise DataError(
+            f"{path}: HELM runs can be chosen by 'model' only (the adapter_spec model, "
+            f"e.g. --where model=openai/gpt2); got {', '.join(map(repr, unknown))}."
+        )
+    models = sorted({spec.model for _, spec in specs if spec.model is not None})
+    if "model" in wanted:
+        if wanted["model"] not in models:
+            raise DataError(
+                f"{path}: no run of model {wanted['model']!r}; models: "
+                f"{', '.join(map(repr, models)) or 'none named (no run_spec.json)'}."
+            )
+        return [(stats, spec) for stats, spec in specs if spec.model == wanted["model"]]
+    if len(models) > 1 and not options.models_by_task:
+        raise DataError(
+            f"{path}: holds runs of {len(models)} models ({examples(models)}); evalsig reads "
+            "one model at a time: choose one with --where model=NAME / where={'model': NAME}."
+        )
+    return specs
 
 
 def _prefix(root: Path, file: Path) -> str:
@@ -327,6 +372,7 @@ def _finish_run(run: _Run, out: Collector) -> None:
 
 class _HelmReader:
     name = "helm"
+    accepts_where = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.is_dir():
@@ -346,7 +392,9 @@ class _HelmReader:
                 "run directory, a suite directory of runs, or the file itself."
             )
         out.names.update({"id": INSTANCE_FIELD, "run": "train_trial_index"})
-        named = [(stats, task_name(_run_name(stats, options))) for stats in files]
+        specs = _one_model(path, [(stats, run_spec(stats, options)) for stats in files], options)
+        out.version("; ".join(sorted({spec.version for _, spec in specs})))
+        named = [(stats, task_name(spec.name)) for stats, spec in specs]
         if options.task is not None:  # choose the task before checking metrics and splits
             out.tasks_seen.update(task for _, task in named)
             named = [(stats, task) for stats, task in named if task == options.task]

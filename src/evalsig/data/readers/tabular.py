@@ -470,6 +470,7 @@ def _refuse_duplicates(
 
 class _JsonlReader:
     name = "jsonl"
+    accepts_where = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         return suffix(path) in (".jsonl", ".ndjson")
@@ -505,6 +506,7 @@ def jsonl_records(lines: Any, out: Collector) -> Iterator[tuple[int, Any]]:
 
 class _JsonReader:
     name = "json"
+    accepts_where = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         return suffix(path) in (".json", ".zip")  # a .zip that is not one: Archive says so
@@ -570,6 +572,7 @@ def _bool(value: object) -> object:
 
 class _ParquetReader:
     name = "parquet"
+    accepts_where = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
         return path.suffix == ".parquet"
