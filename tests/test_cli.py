@@ -241,7 +241,10 @@ def test_every_option_the_readers_suggest_exists_on_compare() -> None:
     named = set()
     for module in [*source.glob("data/**/*.py"), source / "comparison.py"]:
         named |= set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", module.read_text("utf-8")))
-    harness_flags = {"--log", "--no-log-samples", "--save-details"}  # harnesses' own options
+    harness_flags = {  # the harnesses' own options
+        *("--log", "--no-log-samples", "--save-details", "--dump-eval-details"),
+        *("--repeat", "--retry-errors"),
+    }
     help_text = runner.invoke(app, ["compare", "--help"], env={"COLUMNS": "200"}).stdout
     missing = sorted(flag for flag in named - harness_flags if flag not in help_text)
     assert missing == []

@@ -12,6 +12,7 @@ Layouts
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,29 @@ from evalsig.errors import DataError, examples
 __all__ = ["factorize", "table_from_long", "table_from_mapping", "table_from_matrix"]
 
 
-def factorize(labels: Sequence[object] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True, slots=True)
+class Factorized:
+    """Labels already coded, as a reader that parses columns in bulk gives them.
+
+    ``uniques[codes[i]]`` is row i's label (a string; the uniques in order of first
+    appearance, as :func:`factorize` gives them); code -1 marks a row without a label,
+    allowed only for content keys.
+    """
+
+    codes: np.ndarray
+    uniques: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+Labels = Sequence[object] | np.ndarray | Factorized
+
+
+def factorize(labels: Labels) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes and unique labels (as strings), in order of first appearance."""
+    if isinstance(labels, Factorized):
+        return labels.codes, labels.uniques
     index: dict[str, int] = {}
     codes = np.fromiter(
         (index.setdefault(str(v), len(index)) for v in labels),
@@ -88,12 +110,12 @@ def _column_sums(matrix: np.ndarray, *, squares: bool) -> tuple[np.ndarray, np.n
 
 
 def table_from_long(
-    ids: Sequence[object] | np.ndarray,
+    ids: Labels,
     scores: Sequence[object] | np.ndarray,
     *,
-    runs: Sequence[object] | np.ndarray | None = None,
-    clusters: Sequence[object] | np.ndarray | None = None,
-    keys: Sequence[object] | np.ndarray | None = None,
+    runs: Labels | None = None,
+    clusters: Labels | None = None,
+    keys: Labels | None = None,
     source: str,
     fields: Mapping[str, str] | None = None,
     row_names: Sequence[str] | None = None,
@@ -106,7 +128,8 @@ def table_from_long(
     ----------
     ids, scores, runs, clusters, keys : sequences of equal length
         Item id, score, optional run label, cluster label and content key of each row
-        (a key may be None on rows that lack one; an item's rows must agree).
+        (a key may be None on rows that lack one; an item's rows must agree). Labels may
+        come already coded, as :class:`Factorized`.
     source : str
         How messages name the data (a file name, 'baseline').
     fields : mapping, optional
@@ -185,8 +208,12 @@ def table_from_long(
     )
 
 
-def _check_labels(labels: Sequence[object] | np.ndarray, *, what: str, row: Any) -> None:
+def _check_labels(labels: Labels, *, what: str, row: Any) -> None:
     """Ids and labels must be present: None, NaN and empty strings are errors."""
+    if isinstance(labels, Factorized):
+        if labels.codes.size and labels.codes.min() < 0:
+            raise DataError(f"{what} is empty on {int((labels.codes < 0).sum())} row(s).")
+        return
     missing = np.flatnonzero(
         [v is None or (isinstance(v, float) and v != v) or v == "" for v in labels]
     )
@@ -199,7 +226,7 @@ def _check_labels(labels: Sequence[object] | np.ndarray, *, what: str, row: Any)
 
 def _per_item_cluster(
     codes: np.ndarray,
-    clusters: Sequence[object] | np.ndarray,
+    clusters: Labels,
     n_items: int,
     item_ids: np.ndarray,
     source: str,
@@ -221,12 +248,14 @@ def _per_item_cluster(
 
 def _per_item_key(
     codes: np.ndarray,
-    keys: Sequence[object] | np.ndarray,
+    keys: Labels,
     n_items: int,
     item_ids: np.ndarray,
     source: str,
 ) -> np.ndarray:
     """Each item's content key; rows of one item (its runs) must not disagree."""
+    if isinstance(keys, Factorized):
+        return _per_item_coded_key(codes, keys, n_items, item_ids, source)
     out = np.full(n_items, None, dtype=object)
     for code, key in zip(codes.tolist(), keys, strict=True):
         if key is None:
@@ -240,6 +269,27 @@ def _per_item_key(
                 f"{source}: item {item_ids[code]!r} has different content keys in different "
                 f"runs ({seen!r} vs {text!r}): its runs did not score the same question."
             )
+    return out
+
+
+def _per_item_coded_key(
+    codes: np.ndarray, keys: Factorized, n_items: int, item_ids: np.ndarray, source: str
+) -> np.ndarray:
+    """:func:`_per_item_key` for coded keys, in whole-array steps."""
+    present = keys.codes >= 0
+    first = np.full(n_items, -1, dtype=np.int64)
+    first[codes[present][::-1]] = keys.codes[present][::-1]  # the first keyed row wins
+    clash = np.flatnonzero(present & (first[codes] != keys.codes))
+    if clash.size:
+        row = int(clash[0])
+        seen, text = keys.uniques[first[codes[row]]], keys.uniques[keys.codes[row]]
+        raise DataError(
+            f"{source}: item {item_ids[codes[row]]!r} has different content keys in different "
+            f"runs ({seen!r} vs {text!r}): its runs did not score the same question."
+        )
+    out = np.full(n_items, None, dtype=object)
+    keyed = first >= 0
+    out[keyed] = keys.uniques[first[keyed]]
     return out
 
 

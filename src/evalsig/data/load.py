@@ -10,7 +10,7 @@ import numpy as np
 
 from evalsig.data.build import table_from_long, table_from_mapping, table_from_matrix
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
-from evalsig.data.readers import Description, ReadOptions, collect
+from evalsig.data.readers import Description, ReadOptions, collect, read_tables
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import RecordMapper
 from evalsig.data.table import ScoreTable
@@ -176,7 +176,7 @@ def load_tasks(
     if isinstance(data, ScoreTable):
         return {"": data}
     if _is_paths(data):
-        return collect(data, options, format=format).tables()
+        return read_tables(data, options, format=format)
     if _is_dataframe(data):
         return _from_dataframe(data, options, name).tables()
     if _is_series(data):

@@ -17,6 +17,8 @@ from pathlib import Path
 from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
 from evalsig.data.readers.base import Reader, ReadOptions
 from evalsig.data.readers.collect import Collector, Description, TaskDescription
+from evalsig.data.readers.columnar import read_columnar
+from evalsig.data.readers.deepeval import DEEPEVAL
 from evalsig.data.readers.delimited import CSV
 from evalsig.data.readers.every_eval_ever import EVERY_EVAL_EVER
 from evalsig.data.readers.helm import HELM
@@ -24,6 +26,9 @@ from evalsig.data.readers.inspect_ai import INSPECT
 from evalsig.data.readers.lighteval import LIGHTEVAL, LIGHTEVAL_RESULTS
 from evalsig.data.readers.lm_eval import LM_EVAL
 from evalsig.data.readers.openai_evals import OPENAI_EVALS
+from evalsig.data.readers.opencompass import OPENCOMPASS
+from evalsig.data.readers.promptfoo import PROMPTFOO
+from evalsig.data.readers.simple_evals import SIMPLE_EVALS
 from evalsig.data.readers.streams import check_file, open_error
 from evalsig.data.readers.tabular import JSON, JSONL, PARQUET
 from evalsig.data.table import ScoreTable
@@ -66,7 +71,7 @@ def register(reader: Reader, *, first: bool = False) -> Reader:
 
 for _reader in (
     LM_EVAL, INSPECT, HELM, OPENAI_EVALS, EVERY_EVAL_EVER, ALPACA_EVAL, LIGHTEVAL,
-    LIGHTEVAL_RESULTS, CSV, JSONL, JSON, PARQUET,
+    LIGHTEVAL_RESULTS, PROMPTFOO, DEEPEVAL, OPENCOMPASS, SIMPLE_EVALS, CSV, JSONL, JSON, PARQUET,
 ):  # fmt: skip
     register(_reader)
 
@@ -101,7 +106,8 @@ def _pick(path: Path, format: str) -> Reader:
             "results.json beside <model_args>_<task>.jsonl), an lmms-eval output folder "
             "(<date>_samples_<task>.jsonl), a HELM run or suite "
             "(per_instance_stats.json), an Inspect AI log folder (.eval or .json logs), a "
-            "lighteval details folder (details_<task>_<date>.parquet); "
+            "lighteval details folder (details_<task>_<date>.parquet), an OpenCompass "
+            "results/<model>/ folder (<dataset>.json with details); "
             "otherwise name the files."
         )
     raise FormatError(
@@ -215,7 +221,18 @@ def read_tables(
     *,
     format: str = "auto",
 ) -> dict[str, ScoreTable]:
-    """Every task's table, keyed by task name ('' for a table with no task column)."""
+    """Every task's table, keyed by task name ('' for a table with no task column).
+
+    One clean long table (CSV, JSON Lines, Parquet) is read column by column when pyarrow
+    is installed (:mod:`~evalsig.data.readers.columnar`); anything else, or a file that
+    path cannot vouch for, is read record by record.
+    """
+    options = options or ReadOptions()
+    files = _expand(paths)
+    if len(files) == 1 and not files[0].is_dir():
+        fast = read_columnar(files[0], _pick(files[0], format).name, options)
+        if fast is not None:
+            return fast
     return collect(paths, options, format=format).tables()
 
 

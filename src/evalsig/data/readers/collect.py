@@ -236,7 +236,7 @@ class Collector:
                 "because skip_bad_lines was set."
             )
         if self.hinted and self.options.cluster_column is None:
-            notes += _cluster_hints(self.hinted, len({row[ITEM] for row in rows}))
+            notes += cluster_hints(self.hinted, len({row[ITEM] for row in rows}))
         keys = [row[KEY] for row in rows]
         return table_from_long(
             [row[ITEM] for row in rows],
@@ -320,7 +320,7 @@ IGNORED_CLUSTER_FPR = "36%"
 McNemar 357 rejections; the CR2 cluster-robust test 40). See tests/test_calibration_small.py."""
 
 
-def _cluster_hints(hinted: Mapping[str, set[object]], n_items: int) -> list[str]:
+def cluster_hints(hinted: Mapping[str, set[object]], n_items: int) -> list[str]:
     """A note naming columns that group items but were not passed as clusters."""
     found = [
         (column, len(labels))

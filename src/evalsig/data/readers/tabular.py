@@ -398,7 +398,7 @@ def binary(text: Any) -> Any:
 # --- JSON records ------------------------------------------------------------------------
 
 
-def _flat_keys(record: Mapping[str, Any]) -> list[str]:
+def flat_keys(record: Mapping[str, Any]) -> list[str]:
     """Every field name, nested objects' with dots, depth first (without recursion)."""
     keys: list[str] = []
     stack: list[tuple[str, Iterator[tuple[str, Any]]]] = [("", iter(record.items()))]
@@ -439,7 +439,7 @@ def feed_records(
             continue
         if mapper is None:
             mapper = RecordMapper.build(
-                _flat_keys(record), options, source=source, get=nested, out=out
+                flat_keys(record), options, source=source, get=nested, out=out
             )
             if raw is not None:
                 _refuse_duplicates(raw, mapper, expected, source, position)
@@ -598,7 +598,7 @@ class _ParquetReader:
 
     def _read(self, parquet: Any, source: str, options: ReadOptions, out: Collector) -> None:
         top = list(parquet.schema_arrow.names)
-        names = top + _struct_leaves(parquet.schema_arrow)
+        names = top + struct_leaves(parquet.schema_arrow)
         columns: dict[str, list[Any]] = {}
 
         def get(row: int, column: str) -> Any:
@@ -617,9 +617,11 @@ class _ParquetReader:
 
         mapper = RecordMapper.build(names, options, source=source, get=get, out=out)
         wanted = list(
-            dict.fromkeys(f if f in top else f.partition(".")[0] for f in mapper.fields())
+            dict.fromkeys(
+                f if f in top else f.partition(".")[0] for f in (*mapper.fields(), *mapper.hints)
+            )
         )
-        _check_decoded_size(parquet.metadata, wanted, options.max_decompressed_bytes, source)
+        check_decoded_size(parquet.metadata, wanted, options.max_decompressed_bytes, source)
         try:
             table = parquet.read(columns=wanted)
         except Exception as exc:  # corrupt pages, a codec pyarrow lacks, a vanished file
@@ -634,14 +636,14 @@ class _ParquetReader:
 _MISSING = object()
 
 
-def _struct_leaves(schema: Any, prefix: str = "") -> list[str]:
+def struct_leaves(schema: Any, prefix: str = "") -> list[str]:
     """Dotted paths of the fields inside struct columns (``doc.id``), depth first."""
     import pyarrow as pa
 
     out: list[str] = []
     for field in schema:
         if pa.types.is_struct(field.type):
-            for child in _struct_leaves(list(field.type), f"{prefix}{field.name}."):
+            for child in struct_leaves(list(field.type), f"{prefix}{field.name}."):
                 out.append(child)
             if prefix:
                 out.append(prefix + field.name)
@@ -659,7 +661,7 @@ def _leaf(value: Any, path: str) -> Any:
     return value
 
 
-def _check_decoded_size(metadata: Any, wanted: list[str], cap: int, source: str) -> None:
+def check_decoded_size(metadata: Any, wanted: list[str], cap: int, source: str) -> None:
     """Refuse, from the metadata alone, columns that would decode past the cap.
 
     Each column chunk counts its declared uncompressed size, and at least 8 bytes a row

@@ -1,0 +1,313 @@
+"""The fast path for long tables: CSV, JSON Lines and Parquet read column by column.
+
+The row readers (:mod:`~evalsig.data.readers.delimited`, :mod:`~evalsig.data.readers.tabular`)
+handle every record in Python and name each bad line, at about 3 us a row. For a clean
+long table this module reads the used columns with pyarrow and builds the table with
+whole-array steps (codes from ``dictionary_encode``, sums from ``bincount``): the same
+table, notes and checks, at the speed of reading the file. It handles only what it can
+vouch for: one file, top-level columns, labels that print as Python prints them (text and
+integers), numeric or true/false scores with no gap. Anything else (a missing cell, a
+float id, a bad value, an error of any kind) returns None, and the row reader reads the
+file again to give its exact answer or to name the line at fault.
+
+Needs pyarrow (``pip install 'evalsig[pandas]'``); without it every file takes the row path.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evalsig.data.build import Factorized, table_from_long
+from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.collect import MAX_HINT_LABELS, Collector, cluster_hints
+from evalsig.data.readers.delimited import choose_separator, header_problem
+from evalsig.data.readers.tabular import (
+    RecordMapper,
+    binary,
+    check_decoded_size,
+    duplicate_key,
+    flat_keys,
+    loads,
+    struct_leaves,
+    suffix,
+)
+from evalsig.data.table import ScoreTable
+from evalsig.errors import EvalsigError
+
+__all__ = ["read_columnar"]
+
+FORMATS = ("csv", "jsonl", "parquet")
+
+
+class _NotHere(Exception):
+    """The fast path cannot vouch for this file: the row reader takes it."""
+
+
+def read_columnar(path: Path, reader: str, options: ReadOptions) -> dict[str, ScoreTable] | None:
+    """Every task's table of one long table file, or None when the row reader must read it."""
+    if reader not in FORMATS or not _simple(options):
+        return None
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return None
+    out = Collector(options)
+    out.start_file(str(path), reader)
+    try:
+        if reader == "csv":
+            return _csv(path, options, out)
+        if reader == "jsonl":
+            return _jsonl(path, options, out)
+        return _parquet(path, options, out)
+    except (_NotHere, EvalsigError, ValueError, TypeError, KeyError, OSError, MemoryError):
+        return None  # pyarrow's own errors derive from ValueError, TypeError, OSError
+
+
+def _simple(options: ReadOptions) -> bool:
+    """Options the fast path implements; others (wide tables, predictions) take the rows."""
+    return (
+        options.prediction_column is None
+        and options.answer_column is None
+        and not options.skip_bad_lines
+        and options.metric in (None, "score")
+        and options.filter is None
+        and not any(c in (options.score_column or "") for c in ",*?[")
+    )
+
+
+# --- the three formats --------------------------------------------------------------------
+
+
+def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTable]:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    source = str(path)
+    default = "\t" if suffix(path) == ".tsv" else ","
+    with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
+        stream = binary(f)
+        head = bytes(stream.peek(1 << 16))
+        if b"\n" not in head or b"\x00" in head:
+            raise _NotHere  # a header past the buffer, or binary data: the rows say
+        first = head.split(b"\n", 1)[0].decode("utf-8").removeprefix("\ufeff") + "\n"
+        separator, note = choose_separator(first, default, options.separator, source)
+        header = next(csv.reader([first], delimiter=separator, strict=True), [])
+        if header_problem(header) is not None or "" in header:
+            raise _NotHere
+        if note is not None:
+            out.notes.append(note)
+        mapper = _mapper(header, options, source, out)
+        used = _used(mapper)
+        table = pacsv.read_csv(
+            stream,
+            read_options=pacsv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=separator),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=used,
+                column_types={c: pa.string() for c in used if c != mapper.score},
+                strings_can_be_null=False,
+            ),
+        )
+    return _tables(table, mapper, source, out, text=True)
+
+
+def _jsonl(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTable]:
+    import pyarrow.json as pajson
+
+    source = str(path)
+    with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
+        stream = binary(f)
+        first_line = bytes(stream.peek(1 << 16)).split(b"\n", 1)[0]
+        record = loads(first_line) if first_line.strip() else None
+        if not isinstance(record, dict):
+            raise _NotHere
+        mapper = _mapper(flat_keys(record), options, source, out)
+        if any(name not in record for name in _used(mapper)):
+            raise _NotHere  # a nested field: the row reader follows the dots
+        table = pajson.read_json(stream, read_options=pajson.ReadOptions(block_size=1 << 24))
+    if duplicate_key(first_line, mapper.fields(), 1) is not None:
+        raise _NotHere
+    return _tables(table, mapper, source, out, text=False)
+
+
+def _parquet(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTable]:
+    import pyarrow.parquet as pq
+
+    source = str(path)
+    with pq.ParquetFile(path) as parquet:
+        schema = parquet.schema_arrow
+        top = list(schema.names)
+        mapper = _mapper(top + struct_leaves(schema), options, source, out)
+        used = _used(mapper)
+        if any(name not in top for name in used):
+            raise _NotHere
+        check_decoded_size(parquet.metadata, used, options.max_decompressed_bytes, source)
+        table = parquet.read(columns=used)
+    return _tables(table, mapper, source, out, text=False)
+
+
+def _mapper(
+    available: Sequence[str], options: ReadOptions, source: str, out: Collector
+) -> RecordMapper:
+    """The row reader's column choice (with its notes), refused when it reads wide."""
+    mapper = RecordMapper.build(available, options, source=source, get=_no_rows, out=out)
+    if mapper.wide or mapper.prediction is not None or mapper.score is None:
+        raise _NotHere
+    return mapper
+
+
+def _no_rows(record: Any, column: str) -> Any:
+    raise _NotHere
+
+
+def _used(mapper: RecordMapper) -> list[str]:
+    return list(dict.fromkeys([*mapper.fields(), *mapper.hints]))
+
+
+# --- columns to tables --------------------------------------------------------------------
+
+
+def _tables(
+    table: Any, mapper: RecordMapper, source: str, out: Collector, *, text: bool
+) -> dict[str, ScoreTable]:
+    """The row reader's tables, from whole columns (see :meth:`Collector.tables`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if table.num_rows == 0:
+        raise _NotHere
+    keep = None
+    for column, wanted in mapper.where:
+        labels = _text(table.column(column), text)
+        match = pc.equal(labels, wanted)
+        keep = match if keep is None else pc.and_(keep, match)
+    if keep is not None:
+        table = table.filter(keep)
+    hinted = {}
+    if mapper.hints and out.options.cluster_column is None:  # over all tasks, as the rows
+        hinted = {c: _hint_labels(table.column(c), text) for c in mapper.hints}
+    tasks = [""]
+    task_codes = None
+    if mapper.task is not None:
+        task_codes, names = _encode(table.column(mapper.task), text)
+        tasks = [str(name) for name in names]
+    options = out.options
+    chosen = tasks if options.task is None else [options.task]
+    if options.task is not None and options.task not in tasks:
+        raise _NotHere
+    found: dict[str, ScoreTable] = {}
+    for number, task in enumerate(tasks):
+        if task not in chosen:
+            continue
+        part = table if task_codes is None else table.filter(pa.array(task_codes == number))
+        found[task] = _table(part, mapper, source, out, task, hinted, text=text)
+    if not found:
+        raise _NotHere
+    return found
+
+
+def _table(
+    table: Any,
+    mapper: RecordMapper,
+    source: str,
+    out: Collector,
+    task: str,
+    hinted: dict[str, set[object]],
+    *,
+    text: bool,
+) -> ScoreTable:
+    ids = Factorized(*_encode(table.column(mapper.id), text))
+    runs = clusters = keys = None
+    if mapper.run is not None:
+        runs = Factorized(*_encode(table.column(mapper.run), text))
+    if mapper.cluster is not None:
+        clusters = Factorized(*_encode(table.column(mapper.cluster), text))
+    if mapper.key is not None:
+        keys = Factorized(*_encode(table.column(mapper.key), text, missing_ok=True))
+        if keys.codes.size and keys.codes.max() < 0:
+            keys = None  # the row reader passes no keys when none is present
+    notes = list(out.notes)
+    if hinted:
+        notes += cluster_hints(hinted, len(ids.uniques))
+    label = source + (f" (task {task!r})" if task else "")
+    return table_from_long(
+        ids,
+        _scores(table.column(mapper.score or "")),
+        runs=runs,
+        clusters=clusters,
+        keys=keys,
+        source=label,
+        fields={"id": "item id", "score": "score", "run": "run", "cluster": "cluster"} | out.names,
+        notes=tuple(notes),
+    )
+
+
+def _text(column: Any, text: bool) -> Any:
+    """A column as the strings Python's ``str()`` gives its values, or _NotHere."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type):
+        column, kind = pc.cast(column, pa.string()), pa.string()  # a pandas categorical
+    if pa.types.is_string(kind):
+        if column.null_count or (text and pc.any(pc.equal(column, "")).as_py()):
+            raise _NotHere  # the row reader reads an empty cell as None
+        return column
+    if pa.types.is_integer(kind) and not column.null_count:
+        return pc.cast(column, pa.string())  # str(int) and pyarrow print integers alike
+    raise _NotHere
+
+
+def _encode(column: Any, text: bool, *, missing_ok: bool = False) -> tuple[Any, Any]:
+    """Codes and labels in order of first appearance; with ``missing_ok`` (content keys),
+    -1 for a row without one (null, or an empty CSV cell)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if missing_ok:
+        present = pc.is_valid(column)
+        if text and pa.types.is_string(column.type):
+            present = pc.and_(present, pc.not_equal(column, ""))
+        mask = np.asarray(present.to_numpy(zero_copy_only=False), dtype=bool)
+        codes = np.full(len(column), -1, dtype=np.int64)
+        codes[mask], uniques = _encode(column.filter(present), text)
+        return codes, uniques
+    labels = _text(column, text)
+    if isinstance(labels, pa.ChunkedArray):
+        labels = labels.combine_chunks()
+    encoded = labels.dictionary_encode()
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return codes, encoded.dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False)
+
+
+def _scores(column: Any) -> np.ndarray:
+    """Scores as float64: numbers and true/false (1/0), with no gap."""
+    import pyarrow as pa
+
+    kind = column.type
+    if column.null_count or not (
+        pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+    ):
+        raise _NotHere
+    scores: np.ndarray = column.to_numpy().astype(np.float64, copy=False)
+    return scores
+
+
+def _hint_labels(column: Any, text: bool) -> set[object]:
+    """Up to MAX_HINT_LABELS + 1 distinct labels, as the row reader counts them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
+        raise _NotHere
+    values = pc.unique(column.drop_null())
+    if text:
+        values = values.filter(pc.not_equal(values, ""))
+    return set(values.slice(0, MAX_HINT_LABELS + 1).to_pylist())
