@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from evalsig import __version__
-from evalsig.data.readers.streams import ENV_VAR
+from evalsig.defaults import MAX_DECOMPRESSED_ENV as ENV_VAR
 from evalsig.errors import EvalsigError
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
 
 DATA_ERROR_CODES = {"gate": 4, "monitor": 4}
 """The exit code of a data error, by command (their own results use 1 and 3); others: 1."""
+
 
 FAILURES = (EvalsigError, OSError, UnicodeDecodeError, RecursionError, MemoryError)
 """What becomes one line and a data-error exit code instead of a traceback."""

@@ -9,13 +9,10 @@ the power of its design, and can write its runs as files.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 
-from evalsig.audit import audit, available_methods, get_method
-from evalsig.audit.claim import audit_claim
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.options import (
     ClusterColumn,
@@ -29,12 +26,12 @@ from evalsig.cli.options import (
     Task,
 )
 from evalsig.cli.output import emit
-from evalsig.data import load
-from evalsig.distributed import executor_for
 from evalsig.errors import DataError
-from evalsig.report import audit as views
-from evalsig.simulate import MixtureDesign, fit_design, simulation_report
-from evalsig.simulate.models import Design
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from evalsig.simulate.models import Design
 
 __all__ = ["audit_claim_command", "audit_command", "simulate_command"]
 
@@ -78,6 +75,9 @@ def _design(
     fit: str | None,
     reader: dict[str, Any],
 ) -> Design:
+    from evalsig.data import load
+    from evalsig.simulate import MixtureDesign, fit_design
+
     if fit is None:
         defaults = MixtureDesign()
         return MixtureDesign(
@@ -107,6 +107,8 @@ def _design(
 
 
 def _list_methods() -> str:
+    from evalsig.audit import available_methods
+
     lines = []
     for m in available_methods().values():
         lines.append(f"{m.name} ({m.category}): {m.label}")
@@ -163,6 +165,10 @@ def audit_command(
 ) -> None:
     """Power, false-positive rate and CI width of every interval method, honest and not,
     on the same simulated benchmarks (default: the article's design and table)."""
+    from evalsig.audit import audit, get_method
+    from evalsig.distributed import executor_for
+    from evalsig.report import audit as views
+
     if list_methods:
         typer.echo(_list_methods())
         return
@@ -252,6 +258,10 @@ def audit_claim_command(
 ) -> None:
     """Check a reported interval (--ci or --half-width) or --pvalue against the honest
     paired analysis of the same results, and name the shortcut that explains it."""
+    from evalsig.audit.claim import audit_claim
+    from evalsig.data import load
+    from evalsig.report import audit as views
+
     with data_errors():
         tables = [
             load(
@@ -322,6 +332,9 @@ def simulate_command(
 ) -> None:
     """Simulate one benchmark (baseline, clone, fine-tune): accuracies, run-to-run SD,
     consistency, discordance, and the power of McNemar and the paired t for the design."""
+    from evalsig.report import audit as views
+    from evalsig.simulate import simulation_report
+
     reader = {
         "id_column": id_column,
         "score_column": score_column,
@@ -366,6 +379,8 @@ def simulate_command(
 
 def _write_long(path: Path, scores: np.ndarray, clusters: np.ndarray | None) -> None:
     """Runs x items 0/1 scores as a long CSV: item, run, correct (and cluster)."""
+    import numpy as np
+
     n_runs, n_items = scores.shape
     width = len(str(n_items - 1))
     items = np.array([f"q{i:0{width}d}" for i in range(n_items)])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -26,9 +26,10 @@ from evalsig.cli.options import (
     parse_where,
 )
 from evalsig.cli.output import emit
-from evalsig.comparison import VARIANTS, ComparisonResult, compare
-from evalsig.data import load
 from evalsig.report.comparison import as_markdown, as_text
+
+if TYPE_CHECKING:
+    from evalsig.comparison import ComparisonResult
 
 __all__ = ["compare_command", "render"]
 
@@ -56,6 +57,8 @@ def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
         return None
     if name == "auto":
         raise typer.BadParameter("--variant needs an explicit --method.")
+    from evalsig.comparison import VARIANTS
+
     if value not in VARIANTS[name]:
         allowed = ", ".join(VARIANTS[name]) or "none"
         raise typer.BadParameter(f"method {name!r} has no variant {value!r} (choose: {allowed}).")
@@ -141,6 +144,9 @@ def compare_command(
     output: Output = None,
 ) -> None:
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
+    from evalsig.comparison import compare
+    from evalsig.data import load
+
     with data_errors():
         shared = parse_where(where)
         tables = [

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import numpy as np
 import typer
 from rich.console import Console
 
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.compare import render
-from evalsig.comparison import compare
-from evalsig.data import load
-from evalsig.report.html import page
-from evalsig.simulate import simulate_benchmark, simulate_runs
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["demo_command"]
 
@@ -40,6 +38,13 @@ def demo_command(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the simulation.")] = 2026,
 ) -> None:
     """Simulate a failed and a successful fine-tune of one base model, and test both."""
+    import numpy as np
+
+    from evalsig.comparison import compare
+    from evalsig.data import load
+    from evalsig.report.html import page
+    from evalsig.simulate import simulate_benchmark, simulate_runs
+
     console = Console(highlight=False, soft_wrap=True)
     with data_errors():
         bench = simulate_benchmark(n_items=N_ITEMS, n_runs=N_RUNS, uplift=0.01, rng=seed)

@@ -6,7 +6,7 @@ Exit codes of ``gate``: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 usage error, 4 data er
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -16,8 +16,10 @@ from rich.text import Text
 from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
-from evalsig.release import GateResult, gate, load_policy, register
 from evalsig.report.gate import HEADER, as_markdown, as_text, family_line, rows
+
+if TYPE_CHECKING:
+    from evalsig.release import GateResult
 
 __all__ = ["gate_command", "register_command"]
 
@@ -35,6 +37,8 @@ def register_command(
     output: Output = None,
 ) -> None:
     """Pre-register a gate policy: record its content hash and task family, before results."""
+    from evalsig.release import load_policy, register
+
     try:
         record, path = register(load_policy(policy), path=output)
     except FAILURES as exc:
@@ -67,6 +71,8 @@ def gate_command(
     output: Output = None,
 ) -> None:
     """Decide a release: test every pre-registered task claim, correct, apply the rule."""
+    from evalsig.release import gate
+
     try:
         result = gate(
             baseline,

@@ -18,12 +18,13 @@ import json
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalsig.cli.app import app, data_errors
 from evalsig.cli.options import (
+    DEFAULT_LOCK_TIMEOUT,
     ClusterColumn,
     IdColumn,
     InputFormat,
@@ -32,7 +33,9 @@ from evalsig.cli.options import (
     ScoreColumn,
     parse_where,
 )
-from evalsig.store import DEFAULT_LOCK_TIMEOUT, ResultsStore, StoredTask
+
+if TYPE_CHECKING:
+    from evalsig.store import StoredTask
 
 __all__ = ["ingest_command", "store_info_command", "tasks_text"]
 
@@ -106,6 +109,8 @@ def ingest_command(
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Read result files once into a DuckDB results store; skip what is already stored."""
+    from evalsig.store import ResultsStore
+
     conditions = parse_where(where)
     with data_errors(), ResultsStore(store, lock_timeout=lock_timeout) as db:
         result = db.ingest(
@@ -143,6 +148,8 @@ def store_info_command(
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """List what a results store holds: tasks, their metrics, models, items and runs."""
+    from evalsig.store import ResultsStore
+
     with data_errors(), ResultsStore(store, read_only=True, lock_timeout=lock_timeout) as db:
         contents = db.contents()
         sources = db.sources()

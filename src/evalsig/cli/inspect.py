@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -13,7 +13,9 @@ from rich.table import Table
 
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.options import Format, InputFormat, Where, parse_where
-from evalsig.data import Description, describe
+
+if TYPE_CHECKING:
+    from evalsig.data import Description
 
 __all__ = ["inspect_command"]
 
@@ -28,6 +30,8 @@ def inspect_command(
     output_format: Format = OutputFormat.text,
 ) -> None:
     """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems."""
+    from evalsig.data import describe
+
     conditions = parse_where(where)
     with data_errors():
         found = [

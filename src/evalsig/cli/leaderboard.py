@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.options import (
+    DEFAULT_LOCK_TIMEOUT,
     ClusterColumn,
     Format,
     IdColumn,
@@ -23,13 +24,10 @@ from evalsig.cli.options import (
     ScoreColumn,
 )
 from evalsig.cli.output import emit
-from evalsig.data import load_tasks
-from evalsig.data.models import ModelScores, load_models, model_scores
-from evalsig.distributed import executor_for
 from evalsig.errors import DataError
-from evalsig.leaderboard import leaderboard, leaderboard_tasks
-from evalsig.report import leaderboard as views
-from evalsig.store import DEFAULT_LOCK_TIMEOUT
+
+if TYPE_CHECKING:
+    from evalsig.data.models import ModelScores
 
 __all__ = ["leaderboard_command"]
 
@@ -86,6 +84,10 @@ def leaderboard_command(
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Rank models with every pairwise paired test, tie groups and rank intervals."""
+    from evalsig.distributed import executor_for
+    from evalsig.leaderboard import leaderboard, leaderboard_tasks
+    from evalsig.report import leaderboard as views
+
     with data_errors(), executor_for(scheduler, workers) as executor:
         tasks = _read(
             source,
@@ -141,6 +143,8 @@ def _read(
 
     ``policy`` holds ``on_missing`` and ``on_mismatch``, applied to each task's models.
     """
+    from evalsig.data.models import load_models
+
     if (source is None) == (store is None):
         raise DataError("give either a SOURCE (file or folder) or --store, not both or neither.")
     if store is not None:
@@ -170,6 +174,9 @@ def _read(
 def _long_task(
     source: str, task_column: str, task: str, columns: dict[str, Any], policy: dict[str, Any]
 ) -> ModelScores:
+    from evalsig.data import load_tasks
+    from evalsig.data.models import model_scores
+
     tables = load_tasks(
         source,
         task_column=columns["model_column"],
@@ -193,6 +200,9 @@ def _from_folder(
     policy: dict[str, Any],
 ) -> dict[str, ModelScores]:
     """One entry (file or folder) per model, named after it; tasks come from the readers."""
+    from evalsig.data import load_tasks
+    from evalsig.data.models import model_scores
+
     entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
     if len(entries) < 2:
         raise DataError(

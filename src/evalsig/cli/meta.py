@@ -11,8 +11,6 @@ import typer
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
-from evalsig.meta import synthesize
-from evalsig.report import meta as views
 
 __all__ = ["meta_command"]
 
@@ -81,6 +79,9 @@ def meta_command(
 ) -> None:
     """Pool each model's reported scores per benchmark with a random-effects model, rank by
     the synthesized scores, and test funnel asymmetry and self-report gaps."""
+    from evalsig.meta import synthesize
+    from evalsig.report import meta as views
+
     with data_errors():
         result = synthesize(
             reports,

@@ -13,18 +13,17 @@ import time
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from evalsig._documents import load_json, short
 from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
-from evalsig.data.readers.streams import open_error
 from evalsig.errors import DataError
-from evalsig.report.sequential import as_markdown, as_text, progress_line
-from evalsig.sequential import SequentialMonitor, SequentialResult
+
+if TYPE_CHECKING:
+    from evalsig.sequential import SequentialMonitor, SequentialResult
 
 __all__ = ["EXIT_CODES", "monitor_command"]
 
@@ -125,6 +124,9 @@ def monitor_command(
     better, 1 baseline better, 3 not yet resolved, 2 usage error, 4 data error (one line
     naming the line and the field; no row is ever skipped). Ctrl-C ends the stream early.
     """
+    from evalsig.report.sequential import as_markdown, as_text, progress_line
+    from evalsig.sequential import SequentialMonitor
+
     try:
         monitor = SequentialMonitor(
             confidence_level=confidence_level,
@@ -203,6 +205,8 @@ def _lines(source: str, *, follow: bool, timeout: float, poll: float) -> Iterato
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
+        from evalsig.data.readers.streams import open_error
+
         raise open_error(path, exc) from None
     with handle:
         number, pending, waited_since = 0, "", time.monotonic()
@@ -270,6 +274,8 @@ def _fields(found: list[str], columns: tuple[str, str, str], where: str) -> tupl
         return (baseline, candidate)
     if difference in found:
         return (difference,)
+    from evalsig._documents import short
+
     shown = ", ".join(short(f, 40) for f in found[:8])
     if len(found) > 8:
         shown += f" and {len(found) - 8} more"
@@ -309,6 +315,8 @@ def _csv_rows(
 def _json_rows(
     lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], source: str
 ) -> Iterator[tuple[float, float | None]]:
+    from evalsig._documents import load_json
+
     names: tuple[str, ...] | None = None
     for number, line in lines:
         if not line.strip():
@@ -345,6 +353,8 @@ def _value(raw: object, name: str, where: str, low: float) -> float:
         except (ValueError, OverflowError):  # not a number, or an integer beyond floats
             value = math.nan
     if not (math.isfinite(value) and low <= value <= 1.0):
+        from evalsig._documents import short
+
         what = "a difference in [-1, 1]" if low < 0 else "a score in [0, 1]"
         raise DataError(
             f"{where}: field {name!r} is {short(raw)}, not {what}; fix or remove the row "

@@ -10,8 +10,10 @@ import typer
 
 from evalsig.cli.app import OutputFormat, fail
 from evalsig.cli.output import output_problem
+from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
 
 __all__ = [
+    "DEFAULT_LOCK_TIMEOUT",
     "ClusterColumn",
     "Format",
     "IdColumn",

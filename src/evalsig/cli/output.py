@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 
 from evalsig.cli.app import OutputFormat, fail, failure_line
-from evalsig.report.html import page
 
 __all__ = ["emit", "output_problem"]
 
@@ -35,6 +34,8 @@ def emit(
     elif output_format is OutputFormat.markdown:
         rendered = markdown(result)
     elif output_format is OutputFormat.html:
+        from evalsig.report.html import page
+
         rendered = page([result], title=title)
     else:
         rendered = text(result)

@@ -24,11 +24,7 @@ from evalsig.cli.options import (
     ScoreColumn,
 )
 from evalsig.cli.output import emit
-from evalsig.data import load, pair
-from evalsig.data.models import load_models
 from evalsig.errors import DataError
-from evalsig.power import benchmark_resolution, power_analysis, power_analysis_paired
-from evalsig.report import power as views
 
 __all__ = ["power_command", "resolution_command"]
 
@@ -106,6 +102,10 @@ def power_command(
     From rates (--p01 --p10), from --effect and --sd, or estimated from pilot results
     (BASELINE CANDIDATE files; --effect then sets the difference to plan for).
     """
+    from evalsig.data import load, pair
+    from evalsig.power import power_analysis, power_analysis_paired
+    from evalsig.report import power as views
+
     with data_errors():
         common = {"alpha": alpha, "power": power, "alternative": alternative.value}
         if pilot:
@@ -194,6 +194,10 @@ def resolution_command(
     output: Output = None,
 ) -> None:
     """Which pairs of a leaderboard can this benchmark resolve? N*, q = N/N* per pair."""
+    from evalsig.data.models import load_models
+    from evalsig.power import benchmark_resolution
+    from evalsig.report import power as views
+
     with data_errors():
         scores = load_models(
             results if len(results) > 1 else results[0],

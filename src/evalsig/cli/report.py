@@ -4,58 +4,69 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from evalsig._documents import clip, load_json, read_text, short
 from evalsig._json import SCHEMA_VERSION
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.options import Format, Output
+from evalsig.cli.output import Renderer
 from evalsig.errors import DataError
-from evalsig.report import audit, comparison, gate, leaderboard, meta, power, sequential
-from evalsig.report.html import page
 
 __all__ = ["read_result", "report_command"]
 
-TEXT = {
-    "comparison": comparison.as_text,
-    "gate": gate.as_text,
-    "sample-size": power.sample_size_text,
-    "power": power.power_text,
-    "resolution": power.resolution_text,
-    "benchmark-resolution": power.benchmark_text,
-    "leaderboard": leaderboard.as_text,
-    "leaderboard-tasks": leaderboard.tasks_text,
-    "sequential": sequential.as_text,
-    "meta-analysis": meta.as_text,
-    "random-effects": meta.random_effects_text,
-    "audit": audit.as_text,
-    "claim-audit": audit.claim_text,
-    "simulation": audit.simulation_text,
-}
-MARKDOWN = {
-    "comparison": comparison.as_markdown,
-    "gate": gate.as_markdown,
-    "sample-size": power.sample_size_markdown,
-    "power": power.power_markdown,
-    "resolution": power.resolution_markdown,
-    "benchmark-resolution": power.benchmark_markdown,
-    "leaderboard": leaderboard.as_markdown,
-    "leaderboard-tasks": leaderboard.tasks_markdown,
-    "sequential": sequential.as_markdown,
-    "meta-analysis": meta.as_markdown,
-    "random-effects": meta.random_effects_markdown,
-    "audit": audit.as_markdown,
-    "claim-audit": audit.claim_markdown,
-    "simulation": audit.simulation_markdown,
-}
+
+@cache
+def _renderers() -> tuple[dict[str, Renderer], dict[str, Renderer]]:
+    """Each result kind's text and markdown renderers, imported on first use (so that
+    ``evalsig --help`` need not load the report views)."""
+    from evalsig.report import audit, comparison, gate, leaderboard, meta, power, sequential
+
+    text: dict[str, Renderer] = {
+        "comparison": comparison.as_text,
+        "gate": gate.as_text,
+        "sample-size": power.sample_size_text,
+        "power": power.power_text,
+        "resolution": power.resolution_text,
+        "benchmark-resolution": power.benchmark_text,
+        "leaderboard": leaderboard.as_text,
+        "leaderboard-tasks": leaderboard.tasks_text,
+        "sequential": sequential.as_text,
+        "meta-analysis": meta.as_text,
+        "random-effects": meta.random_effects_text,
+        "audit": audit.as_text,
+        "claim-audit": audit.claim_text,
+        "simulation": audit.simulation_text,
+    }
+    markdown: dict[str, Renderer] = {
+        "comparison": comparison.as_markdown,
+        "gate": gate.as_markdown,
+        "sample-size": power.sample_size_markdown,
+        "power": power.power_markdown,
+        "resolution": power.resolution_markdown,
+        "benchmark-resolution": power.benchmark_markdown,
+        "leaderboard": leaderboard.as_markdown,
+        "leaderboard-tasks": leaderboard.tasks_markdown,
+        "sequential": sequential.as_markdown,
+        "meta-analysis": meta.as_markdown,
+        "random-effects": meta.random_effects_markdown,
+        "audit": audit.as_markdown,
+        "claim-audit": audit.claim_markdown,
+        "simulation": audit.simulation_markdown,
+    }
+    return text, markdown
 
 
 def read_result(path: Path) -> Mapping[str, Any]:
     """A saved result: strict JSON with a known ``kind`` and ``schema_version``, complete
     enough to render (a file cut short or edited by hand is an error naming the field)."""
+    from evalsig._documents import clip, load_json, read_text, short
+    from evalsig.report.html import page
+
+    text, markdown = _renderers()
     data = load_json(read_text(path, what="a result"), str(path))
     if not isinstance(data, dict) or "kind" not in data:
         raise DataError(
@@ -68,13 +79,13 @@ def read_result(path: Path) -> Mapping[str, Any]:
             f"{SCHEMA_VERSION}; re-create the result with this version."
         )
     kind = data["kind"]
-    if not isinstance(kind, str) or kind not in TEXT:
+    if not isinstance(kind, str) or kind not in text:
         raise DataError(
-            f"{path}: unknown result kind {short(kind)}; evalsig writes {', '.join(TEXT)}."
+            f"{path}: unknown result kind {short(kind)}; evalsig writes {', '.join(text)}."
         )
     try:  # render once every way it can be asked for, so a damaged field fails here
-        TEXT[kind](data)
-        MARKDOWN[kind](data)
+        text[kind](data)
+        markdown[kind](data)
         page([data], title="check")
     except KeyError as exc:
         raise DataError(
@@ -98,6 +109,8 @@ def report_command(
     title: Annotated[str, typer.Option(help="Title of the HTML page.")] = "evalsig report",
 ) -> None:
     """Render saved JSON results as one HTML page (or markdown, text, merged JSON)."""
+    from evalsig.report.html import page
+
     with data_errors():
         data = [read_result(path) for path in results]
         if output_format is OutputFormat.html:
@@ -105,7 +118,8 @@ def report_command(
         elif output_format is OutputFormat.json:
             rendered = json.dumps(data if len(data) > 1 else data[0], indent=2, allow_nan=False)
         else:
-            table = MARKDOWN if output_format is OutputFormat.markdown else TEXT
+            text, markdown = _renderers()
+            table = markdown if output_format is OutputFormat.markdown else text
             parts = []
             for item in data:
                 render = table.get(str(item["kind"]))

@@ -18,13 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
 from evalsig.errors import DataError, StoreLockedError
 from evalsig.progress import report
 
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "check_lock_timeout", "connect", "is_lock_error"]
-
-DEFAULT_LOCK_TIMEOUT = 30.0
-"""Seconds to wait for another process's lock on a store before giving up."""
 
 _FIRST_WAIT = 0.05
 _LONGEST_WAIT = 1.0

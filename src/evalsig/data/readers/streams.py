@@ -22,6 +22,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO
 
+from evalsig.defaults import MAX_DECOMPRESSED_ENV
 from evalsig.errors import DataError, FormatError
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "raise_cap_hint",
 ]
 
-ENV_VAR = "EVALSIG_MAX_DECOMPRESSED"
+ENV_VAR = MAX_DECOMPRESSED_ENV
 """The environment variable that sets the default decompression cap."""
 
 DEFAULT_CAP = 2**30

@@ -1,0 +1,85 @@
+"""Start-up stays light: ``import evalsig``, ``import evalsig.cli`` and every ``--help`` load
+no numerics, store or report stack (they are imported by the commands that use them).
+
+Structural, not timed: each check runs in a fresh interpreter and lists what it imported.
+benchmarks/bench_startup.py measures the times.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("numpy", "scipy", "duckdb", "pandas", "pyarrow", "matplotlib", "jinja2")
+"""Modules that ``evalsig --help`` must not import."""
+
+COMMANDS = (
+    "compare",
+    "gate",
+    "register",
+    "inspect",
+    "report",
+    "power",
+    "resolution",
+    "monitor",
+    "leaderboard",
+    "ingest",
+    "store-info",
+    "meta",
+    "audit",
+    "audit-claim",
+    "simulate",
+    "demo",
+)
+
+_REPORT = f"""
+import json, sys
+print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
+"""
+
+
+def _heavy_after(code: str) -> list[str]:
+    """The heavy modules a fresh interpreter has imported after running ``code``."""
+    done = subprocess.run(
+        [sys.executable, "-c", code + _REPORT], capture_output=True, text=True, check=True
+    )
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
+
+
+@pytest.mark.parametrize("module", ["evalsig", "evalsig.cli"])
+def test_import_is_light(module: str) -> None:
+    assert _heavy_after(f"import {module}") == []
+
+
+def test_help_of_every_command_is_light() -> None:
+    """The entry point's ``--help``, and each command's, exit 0 without the heavy modules."""
+    code = f"""
+import contextlib, io, sys
+from evalsig.cli import main
+codes, usages = [], []
+for args in [[]] + [[name] for name in {COMMANDS!r}]:
+    sys.argv = ["evalsig", *args, "--help"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            main()
+        except SystemExit as exc:
+            codes.append(exc.code)
+    usages.append(out.getvalue().lstrip().startswith("Usage: evalsig " + " ".join(args)))
+print(codes, usages, file=sys.stderr)
+assert set(codes) <= {{0, None}} and all(usages), (codes, usages)
+"""
+    assert _heavy_after(code) == []
+
+
+def test_python_m_evalsig_help() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "evalsig", "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.lstrip().startswith("Usage: evalsig [OPTIONS] COMMAND [ARGS]...")
+    assert "EVALSIG_MAX_DECOMPRESSED" in " ".join(done.stdout.split())
