@@ -13,6 +13,7 @@ import scipy
 
 import bench_audit
 import bench_bootstrap
+import bench_cli_files
 import bench_compare_large
 import bench_continuous
 import bench_leaderboard
@@ -35,6 +36,7 @@ def main() -> None:
         bench_compare_large,
         bench_continuous,
         bench_readers,
+        bench_cli_files,
         bench_multiplicity,
         bench_sequential,
         bench_leaderboard,

@@ -10,6 +10,7 @@ import pytest
 
 import evalsig
 from evalsig.data import describe, load
+from evalsig.data.readers.every_eval_ever import EVERY_EVAL_EVER
 from evalsig.errors import AlignmentError, DataError
 
 
@@ -42,6 +43,7 @@ def _write(path: Path, records: list[dict[str, Any]]) -> Path:
 def test_reads_scores_keys_and_clusters(tmp_path: Path) -> None:
     path = _write(tmp_path / "a.jsonl", [_record(i, i % 3 == 0) for i in range(6)])
     assert describe(path).formats == ("every-eval-ever",)
+    assert describe(path).layouts == ("every-eval-ever instance schema instance_level_eval_0.2.1",)
     with pytest.raises(DataError, match=r"several metrics \('is_correct', 'score'\)"):
         load(path)
     t = load(path, metric="is_correct", cluster_column="subject")
@@ -69,3 +71,16 @@ def test_several_models_need_a_choice(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"holds samples of 2 models \(org/a, org/b\)"):
         load(path, metric="score")
     assert load(path, metric="score", where={"model_id": "org/b"}).mean == 0.0
+
+
+def test_detected_by_its_first_record_and_version_named(tmp_path: Path) -> None:
+    padded = _record(0, True, schema_version="0.3.0", input={"raw": "q" * (1 << 21)})
+    path = _write(tmp_path / "big.jsonl", [padded, _record(1, False, schema_version="0.3.0")])
+    assert describe(path).layouts == ("every-eval-ever instance schema 0.3.0",)
+    lacking = [{k: v for k, v in _record(i, True).items() if k != "schema_version"} for i in (0, 1)]
+    assert describe(_write(tmp_path / "old.jsonl", lacking)).layouts == (
+        "every-eval-ever (records name no schema_version)",
+    )
+    other = [{k: v for k, v in _record(i, True).items() if k != "interaction_type"} for i in (0, 1)]
+    other_path = _write(tmp_path / "other.jsonl", other)
+    assert not EVERY_EVAL_EVER.sniff(other_path, other_path.read_bytes())

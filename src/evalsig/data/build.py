@@ -179,9 +179,8 @@ def table_from_long(
         _check_labels(runs, what=f"{source}: column '{names['run']}'", row=row)
         run_codes, run_labels = factorize(runs)
         key = codes * len(run_labels) + run_codes
-        unique_keys, key_counts = np.unique(key, return_counts=True)
-        if (key_counts > 1).any():
-            dup = unique_keys[key_counts > 1]
+        dup = _repeated(key, n_items * len(run_labels))
+        if dup.size:
             width = len(run_labels)
             shown = [
                 f"(item {item_ids[k // width]!r}, run {run_labels[k % width]!r})" for k in dup[:3]
@@ -206,6 +205,15 @@ def table_from_long(
         source=source,
         notes=notes,
     )
+
+
+def _repeated(keys: np.ndarray, n_keys: int) -> np.ndarray:
+    """The keys in ``[0, n_keys)`` that occur more than once, in increasing order: counted
+    with one pass of ``bincount`` when the key space is not much larger than the data."""
+    if n_keys <= 4 * len(keys) + 1024:
+        return np.flatnonzero(np.bincount(keys, minlength=n_keys) > 1)
+    unique_keys, counts = np.unique(keys, return_counts=True)
+    return unique_keys[counts > 1]
 
 
 def _check_labels(labels: Labels, *, what: str, row: Any) -> None:

@@ -278,12 +278,16 @@ def _encode(column: Any, text: bool, *, missing_ok: bool = False) -> tuple[Any, 
         codes = np.full(len(column), -1, dtype=np.int64)
         codes[mask], uniques = _encode(column.filter(present), text)
         return codes, uniques
-    labels = _text(column, text)
-    if isinstance(labels, pa.ChunkedArray):
-        labels = labels.combine_chunks()
-    encoded = labels.dictionary_encode()
+    kind = column.type
+    if pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type):
+        column = pc.cast(column, pa.string())  # a pandas categorical
+    elif column.null_count or not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
+        raise _NotHere
+    labels = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    encoded = labels.dictionary_encode()  # only the distinct values are checked and printed
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    return codes, encoded.dictionary.to_numpy(zero_copy_only=False).astype(object, copy=False)
+    uniques = _text(encoded.dictionary, text)
+    return codes, uniques.to_numpy(zero_copy_only=False).astype(object, copy=False)
 
 
 def _scores(column: Any) -> np.ndarray:

@@ -11,7 +11,8 @@ Read here: task = ``evaluation_name``; item = ``sample_id``; metric ``score`` or
 content key = ``sample_hash``; clusters from a ``metadata`` field. A file holding several
 models needs ``where={"model_id": ...}``.
 
-Reference: evaleval/every_eval_ever, ``instance_level_eval.schema.json`` (version 0.2).
+Reference: evaleval/every_eval_ever, ``instance_level_eval.schema.json`` (versions 0.2 -
+0.3.0; each record names its ``schema_version``, shown by ``evalsig inspect``).
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.base import ReadOptions, first_record, open_text
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import binary, jsonl_records
 from evalsig.errors import DataError
 
 __all__ = ["EVERY_EVAL_EVER"]
+
+REQUIRED = ("evaluation_id", "sample_id", "interaction_type")
+"""Fields every instance record has (the schema requires them), telling the format apart."""
 
 
 class _EveryEvalEverReader:
@@ -33,18 +37,19 @@ class _EveryEvalEverReader:
     accepts_where = True
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        return (
-            any(s in (".jsonl", ".ndjson") for s in path.suffixes)
-            and b'"evaluation_id"' in head
-            and b'"sample_id"' in head
-            and b'"interaction_type"' in head
-        )
+        if not any(s in (".jsonl", ".ndjson") for s in path.suffixes):
+            return False
+        record = first_record(head)
+        if record is None:  # a first record longer than the head
+            return all(f'"{name}"'.encode() in head for name in REQUIRED)
+        return all(name in record for name in REQUIRED)
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         wanted = dict(options.where)
         out.names.update({"id": "sample_id"})
         out.offer(keys=["sample_hash"])
         models: set[str] = set()
+        versions: set[str] = set()
         with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
             for position, record in jsonl_records(binary(f), out):
                 if type(record) is not dict:
@@ -53,7 +58,12 @@ class _EveryEvalEverReader:
                 if any(str(record.get(k)) != v for k, v in wanted.items()):
                     continue
                 models.add(str(record.get("model_id")))
+                versions.add(str(record.get("schema_version", "")))
                 self._add(record, position, options, out)
+        named = sorted(v for v in versions if v)
+        out.version(
+            f"instance schema {', '.join(named)}" if named else "(records name no schema_version)"
+        )
         if len(models) > 1 and "model_id" not in wanted:
             raise DataError(
                 f"{path}: holds samples of {len(models)} models "
