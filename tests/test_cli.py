@@ -259,3 +259,28 @@ def test_inspect_says_whose_options_its_notes_name(tmp_path: Path) -> None:
     assert "options named above are those of evalsig compare, leaderboard and gate" in (
         result.stdout
     )
+
+
+def test_inspect_takes_the_column_options_of_compare(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.csv"
+    rows = [
+        f"{task},q{i},{i % 2},{seed}"
+        for task in ("arc", "gsm")
+        for i in range(6)
+        for seed in (1, 2)
+    ]
+    path.write_text("task,question,correct,seed\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    pooled = runner.invoke(app, ["inspect", str(path), "--id", "question", "--run", "seed"])
+    assert pooled.exit_code == 0, pooled.output
+    assert "(all rows)" in pooled.stdout  # one table: the task column was not named
+    split = runner.invoke(
+        app,
+        ["inspect", str(path), "--id", "question", "--run", "seed", "--task-column", "task"],
+    )
+    assert split.exit_code == 0, split.output
+    lines = split.stdout.splitlines()
+    assert [line.split()[:3] for line in lines if line.startswith(("arc", "gsm"))] == [
+        ["arc", "│", "6"],
+        ["gsm", "│", "6"],
+    ]
+    assert "cluster fields: task" not in split.stdout  # the task column is not offered as one

@@ -246,6 +246,23 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     assert "registered 'p': 1 task(s) (t)" in registered.stdout
 
 
+def test_piped_output_is_never_cut(tmp_path: Path) -> None:
+    """A CI log is not a terminal: a narrow COLUMNS must not cut verdicts or task names."""
+    rng = np.random.default_rng(8)
+    task = "a_long_task_name_as_harnesses_write_them_with_subject_and_shots"
+    flat = {task: (rng.random(400) < 0.5).astype(float)}
+    a, b = _lm_eval_dir(tmp_path / "a", flat), _lm_eval_dir(tmp_path / "b", flat)
+    policy = tmp_path / "p.yaml"
+    policy.write_text(f"tasks: [{task}]\n", encoding="utf-8")
+    narrow = CliRunner().invoke(
+        app, ["gate", "--policy", str(policy), str(a), str(b)], env={"COLUMNS": "30"}
+    )
+    assert narrow.exit_code == 3
+    row = next(line for line in narrow.stdout.splitlines() if line.startswith(task))
+    assert "INCONCLUSIVE" in row
+    assert "\u2026" not in narrow.stdout  # no ellipsis anywhere
+
+
 def test_romano_wolf_with_shared_items() -> None:
     rng = np.random.default_rng(9)
     gain = rng.normal(0.004, 0.05, 1500)  # the improvement varies by item, for every metric

@@ -23,6 +23,7 @@ from evalsig.cli.options import (
     RunColumn,
     ScoreColumn,
     Separator,
+    TaskColumn,
     parse_where,
 )
 from evalsig.cli.output import emit
@@ -101,7 +102,7 @@ def compare_command(
     answer_column: Annotated[
         str | None, typer.Option("--answer", help="Answer column (with --prediction).")
     ] = None,
-    task_column: Annotated[str | None, typer.Option(help="Column naming each row's task.")] = None,
+    task_column: TaskColumn = None,
     where: Annotated[
         list[str] | None,
         typer.Option(help="Keep rows with COLUMN=VALUE (repeatable), e.g. task=arc."),

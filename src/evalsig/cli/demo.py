@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from evalsig.cli.app import OutputFormat, app, data_errors
 from evalsig.cli.compare import render
+from evalsig.cli.output import result_console
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,7 +45,7 @@ def demo_command(
     from evalsig.report.html import page
     from evalsig.simulate import simulate_benchmark, simulate_runs
 
-    console = Console(highlight=False, soft_wrap=True)
+    console = result_console()
     with data_errors():
         bench = simulate_benchmark(n_items=N_ITEMS, n_runs=N_RUNS, uplift=0.01, rng=seed)
         clone = simulate_runs(bench.p_baseline, N_RUNS, np.random.default_rng(seed + 1))

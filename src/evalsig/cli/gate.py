@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
 from evalsig.cli.options import Format, Output
-from evalsig.cli.output import emit
+from evalsig.cli.output import emit, result_console
 from evalsig.report.gate import HEADER, as_markdown, as_text, family_line, rows
 
 if TYPE_CHECKING:
@@ -110,7 +109,7 @@ def _render(result: GateResult, output_format: OutputFormat, output: Path | None
 
 def _print_rich(data: dict[str, Any]) -> None:
     """The gate in the terminal: coloured verdicts in a table."""
-    console = Console(highlight=False, soft_wrap=True)
+    console = result_console()
     console.print(
         f"{data['verdict']}: {data['reason']}", style=STYLES[data["verdict"]], markup=False
     )

@@ -31,6 +31,7 @@ from evalsig.cli.options import (
     LockTimeout,
     RunColumn,
     ScoreColumn,
+    TaskColumn,
     parse_where,
 )
 
@@ -89,7 +90,7 @@ def ingest_command(
     answer_column: Annotated[
         str | None, typer.Option("--answer", help="Answer column (with --prediction).")
     ] = None,
-    task_column: Annotated[str | None, typer.Option(help="Column naming each row's task.")] = None,
+    task_column: TaskColumn = None,
     where: Annotated[
         list[str] | None,
         typer.Option(help="Keep rows with COLUMN=VALUE (repeatable), e.g. model_id=gpt-4."),

@@ -12,7 +12,17 @@ from rich.console import Console
 from rich.table import Table
 
 from evalsig.cli.app import OutputFormat, app, data_errors
-from evalsig.cli.options import Format, InputFormat, Where, parse_where
+from evalsig.cli.options import (
+    Format,
+    IdColumn,
+    InputFormat,
+    RunColumn,
+    ScoreColumn,
+    TaskColumn,
+    Where,
+    parse_where,
+)
+from evalsig.cli.output import result_console
 
 if TYPE_CHECKING:
     from evalsig.data import Description
@@ -26,23 +36,43 @@ def inspect_command(
         list[Path], typer.Argument(help="Result files or directories, one model each.")
     ],
     input_format: InputFormat = "auto",
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    task_column: TaskColumn = None,
     where: Where = None,
     output_format: Format = OutputFormat.text,
 ) -> None:
-    """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems."""
+    """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems.
+
+    Tables (CSV, JSON, Parquet) are described with the column options that compare would
+    be given, e.g. evalsig inspect scores.csv --task-column task --run seed.
+    """
     from evalsig.data import describe
 
     conditions = parse_where(where)
     with data_errors():
         found = [
-            (path, describe(path, format=input_format, skip_bad_lines=True, where=conditions))
+            (
+                path,
+                describe(
+                    path,
+                    format=input_format,
+                    skip_bad_lines=True,
+                    where=conditions,
+                    id_column=id_column,
+                    score_column=score_column,
+                    run_column=run_column,
+                    task_column=task_column,
+                ),
+            )
             for path in paths
         ]
     if output_format is OutputFormat.json:
         payload = [{"path": str(p), **asdict(d)} for p, d in found]
         typer.echo(json.dumps(payload, indent=2, allow_nan=False))
         return
-    console = Console(highlight=False, soft_wrap=True)
+    console = result_console()
     for path, description in found:
         if output_format is OutputFormat.markdown:
             typer.echo(_markdown(path, description))

@@ -25,6 +25,7 @@ __all__ = [
     "ScoreColumn",
     "Separator",
     "Task",
+    "TaskColumn",
     "Where",
     "parse_where",
 ]
@@ -85,6 +86,7 @@ InputFormat = Annotated[
     str, typer.Option("--input-format", help="Input format, or auto to detect it.")
 ]
 Task = Annotated[str | None, typer.Option(help="Task to read, when files hold several.")]
+TaskColumn = Annotated[str | None, typer.Option(help="Column naming each row's task.")]
 Metric = Annotated[
     str | None, typer.Option(help="Metric: lm-eval metric, Inspect scorer, HELM stat.")
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -47,13 +48,25 @@ def emit(
         typer.echo(f"wrote {output}", err=True)
         return
     if output_format is OutputFormat.text and style:
-        console = Console(highlight=False, soft_wrap=True)
+        printer = result_console()
         first, _, rest = rendered.partition("\n")
-        console.print(first, style=style, markup=False)
+        printer.print(first, style=style, markup=False)
         if rest:
-            console.print(rest, markup=False)
+            printer.print(rest, markup=False)
     else:
         typer.echo(rendered)
+
+
+WIDE = 1 << 16
+"""The width of results printed to a pipe or file: nothing is cut, whatever the terminal."""
+
+
+def result_console() -> Console:
+    """A console for results: a terminal's own width; in a pipe or a CI log, wide enough
+    that no table cell is cut (a verdict shown as ``INCONCLUS…`` defeats the purpose)."""
+    if sys.stdout.isatty():
+        return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, width=WIDE)
 
 
 def output_problem(path: Path) -> str | None:

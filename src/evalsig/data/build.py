@@ -211,6 +211,10 @@ def _repeated(keys: np.ndarray, n_keys: int) -> np.ndarray:
     """The keys in ``[0, n_keys)`` that occur more than once, in increasing order: counted
     with one pass of ``bincount`` when the key space is not much larger than the data."""
     if n_keys <= 4 * len(keys) + 1024:
+        seen = np.zeros(n_keys, dtype=bool)
+        seen[keys] = True
+        if np.count_nonzero(seen) == len(keys):  # the usual case, decided in one byte a key
+            return np.empty(0, dtype=np.int64)
         return np.flatnonzero(np.bincount(keys, minlength=n_keys) > 1)
     unique_keys, counts = np.unique(keys, return_counts=True)
     return unique_keys[counts > 1]

@@ -231,16 +231,26 @@ def describe(
     format: str = "auto",
     skip_bad_lines: bool = False,
     where: Mapping[str, str] | None = None,
+    id_column: str | None = None,
+    score_column: str | None = None,
+    run_column: str | None = None,
+    task_column: str | None = None,
 ) -> Description:
     """What evalsig sees in result files: formats, tasks, metrics, filters, items, runs.
 
-    ``where`` keeps the records (or, for a HELM suite, the runs) of one model, as in
-    :func:`load`, for files that hold several.
+    ``where`` keeps the records (or, for a HELM suite, the runs) of one model, and the
+    column options name a table's columns, as in :func:`load`.
     """
     if not _is_paths(paths):
         raise DataError(f"describe() takes file paths; got a {type(paths).__name__}.")
-    conditions = tuple((str(k), str(v)) for k, v in (where or {}).items())
-    options = ReadOptions(skip_bad_lines=skip_bad_lines, where=conditions)
+    options = ReadOptions(
+        skip_bad_lines=skip_bad_lines,
+        where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
+        id_column=id_column,
+        score_column=score_column,
+        run_column=run_column,
+        task_column=task_column,
+    )
     return collect(paths, options, format=format).describe()
 
 

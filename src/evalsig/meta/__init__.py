@@ -6,8 +6,9 @@
 (3, 'reml', 'hksj')
 
 Numerics (``random_effects``, ``estimate_tau2``, ``meta_regression``, the bias tests) take
-arrays and never do I/O; ``synthesize`` reads a table of reports and runs them per
-(model, benchmark) cell; ``evalsig.meta.plots`` draws forest and funnel plots (matplotlib).
+arrays and never do I/O; ``evalsig.meta.batch.random_effects_batch`` fits many cells at
+once; ``synthesize`` reads a table of reports and runs them per (model, benchmark) cell;
+``evalsig.meta.plots`` draws forest and funnel plots (matplotlib).
 """
 
 from evalsig.meta._validate import METHODS, TESTS, MetaConvergenceWarning, Method, Test

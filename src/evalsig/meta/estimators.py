@@ -2,9 +2,10 @@
 
 Two engines compute the same estimators with metafor's definitions (Viechtbauer 2005, 2010):
 
-* an intercept-only engine, vectorised over many rows of estimates that share one vector
-  of sampling variances (a cell's bootstrap replicates, or one cell), using the closed
-  forms of the projection matrix ``P = W - w w' / sum(w)``;
+* an intercept-only engine, vectorised over many rows of estimates, which share one vector
+  of sampling variances (a cell's bootstrap replicates, or one cell) or each have their
+  own (many cells with the same number of reports), using the closed forms of the
+  projection matrix ``P = W - w w' / sum(w)``;
 * a design-matrix engine for meta-regression (``y = X beta + u + e``), with
   ``P = W - W X (X' W X)^-1 X' W`` written out as in metafor's ``rma.uni``.
 
@@ -13,8 +14,10 @@ Every estimate is truncated at 0 (metafor's ``tau2.min = 0``). The iterative est
 generalized Q statistic) stop when the change in tau^2 falls below ``tol`` times the mean
 sampling variance (scale-free; metafor uses an absolute 1e-5), and report non-convergence.
 Fisher scoring carries safeguards metafor does not have (a bracket of the score's root,
-Aitken extrapolation of linearly converging runs, a bracketed root finder when it
-oscillates; see :func:`_fisher_scoring`): they change the path, not the estimate.
+Aitken extrapolation of linearly converging runs, Brent's root finder when it
+oscillates; see :func:`_fisher_scoring`): they change the path, not the estimate. The
+vectorised iterations take, row for row, the steps of the one-row iteration
+(:func:`scalar_scoring`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import numpy as np
 from scipy import optimize
 
 from evalsig.errors import DataError
+from evalsig.meta._roots import brentq_rows
 from evalsig.meta._validate import Method, check_iteration, check_method, effect_vectors
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "design_matrix",
     "estimate_tau2",
     "generalized_q",
+    "generalized_q_rows",
     "tau2_batch",
     "tau2_design",
 ]
@@ -68,13 +73,20 @@ class Batch:
 
 
 # --- intercept-only engine ---------------------------------------------------------------
+# ``y`` is (B, k); ``v`` is (1, k) when the rows share their variances, else (B, k); per-row
+# quantities (``atol``) likewise have 1 or B entries.
+
+
+def _rows(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The rows ``idx`` of a per-row array, or the array itself when every row shares it."""
+    return a if a.shape[0] == 1 else a[idx]
 
 
 def _q_stats(
     y: np.ndarray, v: np.ndarray, tau2: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Weights, their row sums, residuals from the weighted mean, and generalized Q."""
-    w = 1.0 / (v[None, :] + tau2[:, None])
+    w = 1.0 / (v + tau2[:, None])
     sw = w.sum(axis=1)
     mu = (w * y).sum(axis=1) / sw
     r = y - mu[:, None]
@@ -86,6 +98,12 @@ def generalized_q(y: np.ndarray, v: np.ndarray, tau2: float) -> float:
     w = 1.0 / (v + tau2)
     r = y - float(w @ y) / float(w.sum())
     return float(w @ (r * r))
+
+
+def generalized_q_rows(y: np.ndarray, v: np.ndarray, tau2: np.ndarray) -> np.ndarray:
+    """:func:`generalized_q` of each row of ``y`` (``(B, k)``) at its own ``tau2`` (``(B,)``);
+    ``v`` is ``(k,)`` or ``(B, k)``."""
+    return _q_stats(y, np.atleast_2d(v), tau2)[3]
 
 
 def _step_into_range(tau2: np.ndarray, adj: np.ndarray) -> np.ndarray:
@@ -108,13 +126,13 @@ def _closed_form(y: np.ndarray, v: np.ndarray, method: str) -> np.ndarray:
         return np.zeros(b)
     if method == "he":
         rss = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
-        return (rss - v.sum() * (k - 1) / k) / (k - 1)  # type: ignore[no-any-return]
+        return (rss - v.sum(axis=1) * (k - 1) / k) / (k - 1)  # type: ignore[no-any-return]
     w0 = 1.0 / v
     _, sw, _, q0 = _q_stats(y, v, np.zeros(b))
     if method == "dl":
-        return (q0 - (k - 1)) / (sw - (w0 * w0).sum() / sw)  # type: ignore[no-any-return]
+        return (q0 - (k - 1)) / (sw - (w0 * w0).sum(axis=1) / sw)  # type: ignore[no-any-return]
     if method == "hs":
-        return (q0 - k) / w0.sum()  # type: ignore[no-any-return]
+        return (q0 - k) / w0.sum(axis=1)  # type: ignore[no-any-return]
     if method == "sj":
         start = y.var(axis=1)
         return start * _q_stats(y, v, start)[3] / (k - 1)  # type: ignore[no-any-return]
@@ -122,7 +140,7 @@ def _closed_form(y: np.ndarray, v: np.ndarray, method: str) -> np.ndarray:
 
 
 def _paule_mandel(
-    y: np.ndarray, v: np.ndarray, atol: float, max_iter: int
+    y: np.ndarray, v: np.ndarray, atol: np.ndarray, max_iter: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Root of ``Q(tau2) = k - 1`` by Newton steps kept inside a shrinking bracket."""
     b, k = y.shape
@@ -135,7 +153,7 @@ def _paule_mandel(
         if idx.size == 0:
             break
         t = tau2[idx]
-        w, _, r, q = _q_stats(y[idx], v, t)
+        w, _, r, q = _q_stats(y[idx], _rows(v, idx), t)
         f = q - (k - 1)
         lo[idx] = np.where(f > 0, t, lo[idx])
         hi[idx] = np.where(f <= 0, t, hi[idx])
@@ -144,7 +162,7 @@ def _paule_mandel(
             new = t + f / slope
         outside = ~((new > lo[idx]) & (new < hi[idx]))
         new[outside] = ((lo[idx] + hi[idx]) / 2.0)[outside]
-        done = (np.abs(new - t) <= atol) | (f == 0)
+        done = (np.abs(new - t) <= _rows(atol, idx)) | (f == 0)
         tau2[idx] = np.where(f == 0, t, new)
         iters[idx] = it
         converged[idx[done]] = True
@@ -152,7 +170,7 @@ def _paule_mandel(
 
 
 def _fisher_scoring(
-    y: np.ndarray, v: np.ndarray, method: str, atol: float, max_iter: int
+    y: np.ndarray, v: np.ndarray, method: str, atol: np.ndarray, max_iter: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """REML, ML or EB by metafor's Fisher scoring, started at max(0, Hedges).
 
@@ -165,19 +183,21 @@ def _fisher_scoring(
     run converging linearly (successive steps in a ratio r with 0.1 < |r| < 1) is
     extrapolated geometrically (Aitken): the step becomes step / (1 - r). Where metafor
     converges within 3 iterations (as on the BCG data at its 1e-5 threshold), the
-    iterates are metafor's; otherwise the limit is the same root, reached sooner.
+    iterates are metafor's; otherwise the limit is the same root, reached sooner. Every
+    row takes the steps :func:`scalar_scoring` takes on that row alone.
     """
     b, _ = y.shape
     tau2 = np.maximum(_closed_form(y, v, "he"), 0.0)
     lo, hi = np.zeros(b), np.full(b, np.inf)
     flips, last = np.zeros(b, dtype=np.int64), np.zeros(b)
     converged, iters = np.zeros(b, dtype=bool), np.zeros(b, dtype=np.int64)
+    oscillating = np.zeros(b, dtype=bool)
     for it in range(1, max_iter + 1):
-        idx = np.flatnonzero(~converged & (flips < 3))
+        idx = np.flatnonzero(~converged & ~oscillating)
         if idx.size == 0:
             break
-        t = tau2[idx]
-        raw = _scoring_step(y[idx], v, t, method)
+        t, vi = tau2[idx], _rows(v, idx)
+        raw = _scoring_step(y[idx], vi, t, method)
         flips[idx] += (raw * last[idx] < 0) & (np.abs(raw) > 0.5 * np.abs(last[idx]))
         ratio = np.divide(raw, last[idx], out=np.zeros_like(raw), where=last[idx] != 0)
         linear = (it > 3) & (np.abs(ratio) > 0.1) & (np.abs(ratio) < 1.0)
@@ -185,67 +205,56 @@ def _fisher_scoring(
         last[idx] = raw
         lo[idx] = np.where(raw > 0, np.maximum(lo[idx], t), lo[idx])
         hi[idx] = np.where(raw < 0, np.minimum(hi[idx], t), hi[idx])
-        new = t + _step_into_range(t, step)
-        outside = (new >= hi[idx]) | ((new <= lo[idx]) & (lo[idx] > 0))
-        new[outside] = ((lo[idx] + hi[idx]) / 2.0)[outside]
-        # A step overshooting 0 is halved (metafor), approaching 0 geometrically; when the
-        # step at 0 points below 0 as well, 0 is that sequence's limit: go there directly.
-        clipped = np.flatnonzero((t + step < 0) & (t > 0) & (lo[idx] == 0))
-        if clipped.size:
-            at_zero = _scoring_step(y[idx[clipped]], v, np.zeros(clipped.size), method)
-            new[clipped[at_zero <= 0]] = 0.0
-        tau2[idx] = new
         iters[idx] = it
-        converged[idx[np.abs(new - t) <= atol]] = True
-    rescue = np.flatnonzero(~converged & (flips >= 3))  # both bracket ends are known
+        oscillating[idx] = flips[idx] >= 3  # finished below by Brent's method
+        keep = ~oscillating[idx]
+        idx, t, step = idx[keep], t[keep], step[keep]
+        new = _next_iterate(y[idx], _rows(vi, keep), t, step, lo[idx], hi[idx], method)
+        tau2[idx] = new
+        converged[idx[np.abs(new - t) <= _rows(atol, idx)]] = True
+    stepped = converged.copy()
+    rescue = np.flatnonzero(oscillating)  # both ends of the bracket are known
     if rescue.size:
-        root, ok, n = _illinois(y[rescue], v, method, lo[rescue], hi[rescue], atol, max_iter)
-        tau2[rescue], converged[rescue] = root, ok
-        iters[rescue] += n
-    # Steps halved toward the boundary approach 0 geometrically; where the estimate ends
+        roots = brentq_rows(
+            lambda rows, x: _scoring_step(y[rescue[rows]], _rows(v, rescue[rows]), x, method),
+            lo[rescue],
+            hi[rescue],
+            xtol=np.broadcast_to(_rows(atol, rescue), rescue.shape),
+            maxiter=max_iter,
+        )
+        tau2[rescue], converged[rescue] = roots.x, roots.converged
+        iters[rescue] += roots.iterations
+    # Steps halved toward the boundary approach 0 geometrically; where the iteration ends
     # within a few tolerances of 0 and the step at 0 points below it, the optimum is 0.
-    near = np.flatnonzero(converged & (tau2 > 0) & (tau2 <= 10.0 * atol))
+    near = np.flatnonzero(stepped & (tau2 > 0) & (tau2 <= 10.0 * atol))
     if near.size:
-        at_zero = _scoring_step(y[near], v, np.zeros(near.size), method)
+        at_zero = _scoring_step(y[near], _rows(v, near), np.zeros(near.size), method)
         tau2[near[at_zero <= 0]] = 0.0
     return tau2, converged, iters
 
 
-def _illinois(
+def _next_iterate(
     y: np.ndarray,
     v: np.ndarray,
-    method: str,
+    t: np.ndarray,
+    step: np.ndarray,
     lo: np.ndarray,
     hi: np.ndarray,
-    atol: float,
-    max_iter: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Roots of the score inside brackets (positive at ``lo``, negative at ``hi``), all rows
-    at once, by false position with the Illinois modification (Dowell & Jarratt 1971)."""
-    lo, hi = lo.copy(), hi.copy()
-    f_lo, f_hi = _scoring_step(y, v, lo, method), _scoring_step(y, v, hi, method)
-    x = (lo + hi) / 2.0
-    done = np.zeros(lo.size, dtype=bool)
-    iters = np.zeros(lo.size, dtype=np.int64)
-    kept = np.zeros(lo.size)  # +1: lo moved last time, -1: hi moved
-    for it in range(1, max_iter + 1):
-        a = np.flatnonzero(~done)
-        if a.size == 0:
-            break
-        with np.errstate(divide="ignore", invalid="ignore"):
-            guess = hi[a] - f_hi[a] * (hi[a] - lo[a]) / (f_hi[a] - f_lo[a])
-        inside = np.isfinite(guess) & (guess > lo[a]) & (guess < hi[a])
-        guess = np.where(inside, guess, (lo[a] + hi[a]) / 2.0)
-        fx = _scoring_step(y[a], v, guess, method)
-        up = fx > 0  # the root lies above the guess
-        f_hi[a] = np.where(up & (kept[a] > 0), f_hi[a] / 2.0, f_hi[a])
-        f_lo[a] = np.where(~up & (kept[a] < 0), f_lo[a] / 2.0, f_lo[a])
-        lo[a], f_lo[a] = np.where(up, guess, lo[a]), np.where(up, fx, f_lo[a])
-        hi[a], f_hi[a] = np.where(up, hi[a], guess), np.where(up, f_hi[a], fx)
-        kept[a] = np.where(up, 1.0, -1.0)
-        x[a], iters[a] = guess, it
-        done[a] = (hi[a] - lo[a] <= atol) | (fx == 0)
-    return x, done, iters
+    method: str,
+) -> np.ndarray:
+    """``t + step`` halved into ``[0, inf)`` (metafor), or the bracket's midpoint if outside.
+
+    A step overshooting 0 is halved, approaching 0 geometrically; when the step at 0
+    points below 0 as well, 0 is that sequence's limit: go there directly.
+    """
+    new: np.ndarray = t + _step_into_range(t, step)
+    outside = (new >= hi) | ((new <= lo) & (lo > 0))
+    new[outside] = ((lo + hi) / 2.0)[outside]
+    clipped = np.flatnonzero((t + step < 0) & (t > 0) & (lo == 0))
+    if clipped.size:
+        at_zero = _scoring_step(y[clipped], _rows(v, clipped), np.zeros(clipped.size), method)
+        new[clipped[at_zero <= 0]] = 0.0
+    return new
 
 
 def _scoring_step(y: np.ndarray, v: np.ndarray, tau2: np.ndarray, method: str) -> np.ndarray:
@@ -266,21 +275,24 @@ def _scoring_step(y: np.ndarray, v: np.ndarray, tau2: np.ndarray, method: str) -
 def _loglik(y: np.ndarray, v: np.ndarray, tau2: np.ndarray, reml: bool) -> np.ndarray:
     """(Restricted) log-likelihood up to a constant that does not depend on tau^2."""
     _, sw, _, q = _q_stats(y, v, tau2)
-    ll = -0.5 * (np.log(v[None, :] + tau2[:, None]).sum(axis=1) + q)
+    ll = -0.5 * (np.log(v + tau2[:, None]).sum(axis=1) + q)
     return ll - 0.5 * np.log(sw) if reml else ll  # type: ignore[no-any-return]
 
 
 def tau2_batch(
     estimates: np.ndarray, variances: np.ndarray, method: Method, *, tol: float, max_iter: int
 ) -> Batch:
-    """tau^2 for each row of ``estimates`` (shape ``(B, k)``, k >= 2) sharing ``variances``.
+    """tau^2 for each row of ``estimates`` (shape ``(B, k)``, k >= 2).
 
+    ``variances`` is ``(k,)`` (shared by the rows) or ``(B, k)`` (one row per row of
+    estimates). Each row's estimate is the one the row alone would get: the tolerance
+    is relative to the row's mean variance and the iterations are those of one row.
     Inputs are trusted (validated by the caller). Non-converged rows have tau^2 NaN.
     """
     y = np.atleast_2d(np.asarray(estimates, dtype=np.float64))
-    v = np.asarray(variances, dtype=np.float64)
+    v = np.atleast_2d(np.asarray(variances, dtype=np.float64))
     b = y.shape[0]
-    atol = tol * float(v.mean())
+    atol = tol * v.mean(axis=1)
     converged = np.ones(b, dtype=bool)
     iters = np.zeros(b, dtype=np.int64)
     reset = np.zeros(b, dtype=bool)
@@ -290,16 +302,18 @@ def tau2_batch(
         tau2, converged, iters = _paule_mandel(y, v, atol, max_iter)
     elif b == 1:  # one row: scalar iterations are much cheaper than masked array updates
         start = max(float(_closed_form(y, v, "he")[0]), 0.0)
-        est, ok, n = scalar_scoring(_intercept_step(y[0], v, method), start, atol, max_iter)
+        step = _intercept_step(y[0], v[0], method)
+        est, ok, n = scalar_scoring(step, start, float(atol[0]), max_iter)
         tau2, converged, iters = np.array([est]), np.array([ok]), np.array([n])
     else:
         tau2, converged, iters = _fisher_scoring(y, v, method, atol, max_iter)
     if method in ("reml", "ml"):  # metafor's ll0check: is tau^2 = 0 better?
         check = converged & (tau2 > 0)
-        if check.any():
-            ll = _loglik(y[check], v, tau2[check], method == "reml")
-            ll0 = _loglik(y[check], v, np.zeros(int(check.sum())), method == "reml")
-            worse = np.flatnonzero(check)[ll0 - ll > _LL_TOL]
+        rows = np.flatnonzero(check)
+        if rows.size:
+            ll = _loglik(y[rows], _rows(v, rows), tau2[rows], method == "reml")
+            ll0 = _loglik(y[rows], _rows(v, rows), np.zeros(rows.size), method == "reml")
+            worse = rows[ll0 - ll > _LL_TOL]
             tau2[worse], reset[worse] = 0.0, True
     tau2 = np.maximum(tau2, 0.0)
     tau2[~converged] = np.nan

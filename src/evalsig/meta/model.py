@@ -34,6 +34,34 @@ I2Basis = Literal["tau2", "q"]
 
 _NAN_CI = (math.nan, math.nan)
 
+# Notes of a fit, in the order they are added (shared with evalsig.meta.batch).
+K1_NOTE = (
+    "k = 1: the pooled estimate is the single report with its own standard error; "
+    "tau^2, I^2, the Q test and the prediction interval cannot be estimated."
+)
+RESET_NOTE = (
+    "Fisher scoring stopped at a local maximum; tau^2 = 0 has a higher "
+    "likelihood and is used (metafor's ll0check)."
+)
+K2_NOTE = "k = 2: tau^2 rests on a single degree of freedom and is very imprecise."
+HKSJ_K1_NOTE = "HKSJ needs k >= 2 (k - 1 degrees of freedom); its interval is undefined."
+HKSJ_EQUAL_NOTE = "All reports are equal: the HKSJ scale is 0 (metafor's convention)."
+HKSJ_K2_NOTE = "HKSJ with k = 2 uses t(1): the interval is very wide."
+HKSJ_FE_NOTE = "HKSJ is meant for random-effects models; applied to the fixed effect."
+NULL_SET_NOTE = (
+    "Q-profile: even tau^2 = 0 gives a Q below its lower chi-square quantile; the "
+    "tau^2 interval is the single point 0 (an empty set in metafor)."
+)
+
+
+def unconverged_note(method: str, max_iter: int) -> str:
+    """The note (and warning) of a fit whose tau^2 estimator did not converge."""
+    return (
+        f"The {method.upper()} estimator of tau^2 did not converge in {max_iter} "
+        "iterations; all estimates are reported as undefined. Try method='pm' or 'dl', "
+        "or raise max_iter."
+    )
+
 
 def _ci(low: float, high: float, level: float) -> ConfidenceInterval:
     return ConfidenceInterval(low=float(low), high=float(high), confidence_level=level)
@@ -324,27 +352,17 @@ def random_effects(
 
     tau2, converged, iterations = 0.0, True, 0
     if k == 1:
-        notes.append(
-            "k = 1: the pooled estimate is the single report with its own standard error; "
-            "tau^2, I^2, the Q test and the prediction interval cannot be estimated."
-        )
+        notes.append(K1_NOTE)
     elif method != "fe":
         batch = tau2_batch(y[None, :], v, method, tol=tol, max_iter=max_iter)
         tau2, converged = float(batch.tau2[0]), bool(batch.converged[0])
         iterations = int(batch.iterations[0])
         if batch.reset_to_zero[0]:
-            notes.append(
-                "Fisher scoring stopped at a local maximum; tau^2 = 0 has a higher "
-                "likelihood and is used (metafor's ll0check)."
-            )
+            notes.append(RESET_NOTE)
         if k == 2:
-            notes.append("k = 2: tau^2 rests on a single degree of freedom and is very imprecise.")
+            notes.append(K2_NOTE)
     if not converged:
-        message = (
-            f"The {method.upper()} estimator of tau^2 did not converge in {max_iter} "
-            "iterations; all estimates are reported as undefined. Try method='pm' or 'dl', "
-            "or raise max_iter."
-        )
+        message = unconverged_note(method, max_iter)
         warnings.warn(message, MetaConvergenceWarning, stacklevel=2)
         return _unconverged(y, v, names, method, test, level, basis, q, q_p, iterations, message)
 
@@ -358,17 +376,17 @@ def random_effects(
         df = k - 1
         if k == 1:
             se = math.nan
-            notes.append("HKSJ needs k >= 2 (k - 1 degrees of freedom); its interval is undefined.")
+            notes.append(HKSJ_K1_NOTE)
         else:
             rss = float(w @ (y - mu) ** 2)
             scale = 0.0 if rss <= np.finfo(float).eps else rss / (k - 1)
             if scale == 0.0:
-                notes.append("All reports are equal: the HKSJ scale is 0 (metafor's convention).")
+                notes.append(HKSJ_EQUAL_NOTE)
             se = math.sqrt(scale / sw)
             if k == 2:
-                notes.append("HKSJ with k = 2 uses t(1): the interval is very wide.")
+                notes.append(HKSJ_K2_NOTE)
         if method == "fe":
-            notes.append("HKSJ is meant for random-effects models; applied to the fixed effect.")
+            notes.append(HKSJ_FE_NOTE)
     c = critical(level, df)
     ci = _ci(mu - c * se, mu + c * se, level)
     statistic = _statistic(mu, se)
@@ -385,10 +403,7 @@ def random_effects(
     if k > 1 and method != "fe":
         tau2_ci, null_set = q_profile(y, v, level, tol=tol)
         if null_set:
-            notes.append(
-                "Q-profile: even tau^2 = 0 gives a Q below its lower chi-square quantile; the "
-                "tau^2 interval is the single point 0 (an empty set in metafor)."
-            )
+            notes.append(NULL_SET_NOTE)
     i2, h2, i2_ci, h2_ci = _heterogeneity(v, k, q, tau2_out, tau2_ci, method, basis, level)
     return MetaResult(
         mu=mu,
@@ -414,9 +429,9 @@ def random_effects(
         converged=True,
         iterations=iterations,
         hksj_scale=scale,
-        estimates=_frozen(y),
-        variances=_frozen(v),
-        weights=_frozen(100.0 * w / sw),
+        estimates=read_only(y),
+        variances=read_only(v),
+        weights=read_only(100.0 * w / sw),
         labels=names,
         confidence_level=level,
         notes=tuple(notes),
@@ -441,7 +456,8 @@ def _labels(labels: Sequence[str] | None, k: int) -> tuple[str, ...]:
     return names
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only float64 copy (results do not share or expose mutable arrays)."""
     a = np.array(a, dtype=np.float64)
     a.setflags(write=False)
     return a
@@ -550,9 +566,9 @@ def _unconverged(
         converged=False,
         iterations=iterations,
         hksj_scale=math.nan if test == "hksj" else None,
-        estimates=_frozen(y),
-        variances=_frozen(v),
-        weights=_frozen(np.full(k, math.nan)),
+        estimates=read_only(y),
+        variances=read_only(v),
+        weights=read_only(np.full(k, math.nan)),
         labels=names,
         confidence_level=level,
         notes=(message,),

@@ -23,6 +23,7 @@ from evalsig.meta._validate import (
     check_method,
     check_test,
 )
+from evalsig.meta.batch import MetaBatch, random_effects_batch
 from evalsig.meta.bias import (
     EggerResult,
     RankTestResult,
@@ -269,7 +270,9 @@ def synthesize(
 
     Notes
     -----
-    Cells appear in order of their first report. Per cell with k >= 3 reports: Egger's
+    Cells appear in order of their first report. The cells' random-effects models are
+    fitted all at once by :func:`evalsig.meta.batch.random_effects_batch` (each equals
+    ``random_effects`` on the cell's reports). Per cell with k >= 3 reports: Egger's
     test (the ``rma`` form), Begg's rank test and trim and fill; with both self-reported
     and third-party reports and k >= 3, the meta-regression on the flag. The gap pooled
     over cells (and per benchmark) is a random-effects meta-analysis of the per-cell
@@ -305,10 +308,11 @@ def synthesize(
     for i, key in enumerate(zip(table.models, table.benchmarks, strict=True)):
         groups.setdefault(key, []).append(i)
     options = {"method": method, "test": test, "confidence_level": level}
-    cells, failed = [], 0
+    fits = _fit_cells(table, variances, groups, options, i2_basis, tol, max_iter)
+    cells = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", MetaConvergenceWarning)
-        for (model, benchmark), rows in groups.items():
+        for ((model, benchmark), rows), meta in zip(groups.items(), fits.results(), strict=True):
             cells.append(
                 _cell(
                     table,
@@ -316,15 +320,16 @@ def synthesize(
                     model,
                     benchmark,
                     rows,
+                    meta,
                     options,
-                    i2_basis,
                     n_resamples,
                     generator,
                     tol,
                     max_iter,
                 )
             )
-        failed = sum(issubclass(w.category, MetaConvergenceWarning) for w in caught)
+        failed = int((~fits.converged).sum())
+        failed += sum(issubclass(w.category, MetaConvergenceWarning) for w in caught)
     notes = _table_notes(table, groups)
     if n_resamples and seed is None:
         notes.append(UNKNOWN_SEED)
@@ -380,24 +385,48 @@ def _table_notes(table: ReportTable, groups: Mapping[tuple[str, str], list[int]]
     return notes
 
 
+def _fit_cells(
+    table: ReportTable,
+    variances: np.ndarray,
+    groups: Mapping[tuple[str, str], list[int]],
+    options: dict[str, Any],
+    i2_basis: I2Basis,
+    tol: float,
+    max_iter: int,
+) -> MetaBatch:
+    """The random-effects model of every cell, all cells at once (no warnings: the
+    caller counts the cells that did not converge)."""
+    codes = np.empty(table.n_reports, dtype=np.int64)
+    for j, rows in enumerate(groups.values()):
+        codes[rows] = j
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MetaConvergenceWarning)
+        return random_effects_batch(
+            table.scores,
+            variances,
+            codes,
+            labels=table.sources,
+            i2_basis=i2_basis,
+            tol=tol,
+            max_iter=max_iter,
+            **options,
+        )
+
+
 def _cell(
     table: ReportTable,
     variances: np.ndarray,
     model: str,
     benchmark: str,
     rows: list[int],
+    meta: MetaResult,
     options: dict[str, Any],
-    i2_basis: I2Basis,
     n_resamples: int,
     rng: np.random.Generator,
     tol: float,
     max_iter: int,
 ) -> CellResult:
     y, v = table.scores[rows], variances[rows]
-    labels = [table.sources[i] for i in rows]
-    meta = random_effects(
-        y, v, labels=labels, i2_basis=i2_basis, tol=tol, max_iter=max_iter, **options
-    )
     k = len(rows)
     notes: list[str] = []
     boot = None

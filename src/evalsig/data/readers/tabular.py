@@ -247,7 +247,8 @@ class RecordMapper:
             | ({"cluster": columns.cluster} if columns.cluster else {})
         )
         used = {columns.id, columns.score, prediction, columns.run}
-        free = [c for c in available if c not in used]
+        chosen = {options.task_column, *dict(options.where)}  # task and model columns
+        free = [c for c in available if c not in used and c not in chosen]
         out.offer(
             clusters=[c for c in free if c.lower() not in FREE_TEXT and not _key_like(c)],
             keys=[c for c in free if _key_like(c)],
