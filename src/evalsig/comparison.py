@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -11,6 +12,7 @@ import numpy as np
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.load import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
+from evalsig.data.table import ScoreTable, items_per_block
 from evalsig.errors import DataError
 from evalsig.inference._bootstrap import MIN_ITEMS as MIN_BOOTSTRAP_ITEMS
 from evalsig.inference._bootstrap import bootstrap_core
@@ -290,10 +292,12 @@ def compare_paired(
             "sign-flip permutation test instead, which is calibrated at any size"
         )
     generator, seed = seeded(rng)
+    discordant = _discordant(paired) if paired.single_run and paired.binary else None
     test = _run(
         paired,
         chosen,
         chosen_variant,
+        discordant=discordant,
         alternative=alternative,
         confidence_level=confidence_level,
         n_resamples=n_resamples,
@@ -306,23 +310,15 @@ def compare_paired(
             f"cluster labels were given but method={chosen!r} ignores them: its standard "
             "error treats items as independent (use method='cluster')."
         )
-    values = {
-        float(v)
-        for t in (paired.baseline, paired.candidate)
-        for v in (t.means.min(), t.means.max())
-    }
+    ranges = (_mean_range(paired.baseline), _mean_range(paired.candidate))
+    values = {value for low_high in ranges for value in low_high}
     if len(values) == 1:
         notes.append(
             f"every score on both sides is {values.pop():g}: the values cannot tell a 0/1 "
             "score from one on another scale (0-100), so read the percentage points as "
             "assuming 0/1 scores."
         )
-    single = paired.single_run and paired.binary
-    n01 = n10 = None
-    if single:
-        x, y = paired.baseline.sums, paired.candidate.sums
-        n01 = int(np.count_nonzero((x == 0) & (y == 1)))
-        n10 = int(np.count_nonzero((x == 1) & (y == 0)))
+    n01, n10 = discordant if discordant is not None else (None, None)
     return ComparisonResult(
         estimate=test.estimate,
         ci=test.ci,
@@ -346,7 +342,7 @@ def compare_paired(
         seed=test.seed,
         n_dropped=(paired.n_only_baseline, paired.n_only_candidate),
         n_mismatched=paired.n_mismatched,
-        percent_scale=_in_unit_interval(paired),
+        percent_scale=_in_unit_interval(paired, ranges),
         notes=tuple(notes),
         _interval=test._interval,
     )
@@ -409,6 +405,7 @@ def _run(
     method: str,
     variant: str | None,
     *,
+    discordant: tuple[int, int] | None,
     alternative: Alternative,
     confidence_level: float,
     n_resamples: int,
@@ -416,19 +413,19 @@ def _run(
 ) -> InferenceResult:
     common: dict[str, Any] = {"alternative": alternative, "confidence_level": confidence_level}
     if method == "mcnemar":
-        if not paired.binary or not paired.single_run:
+        if discordant is None:
             raise DataError(_mcnemar_misfit(paired))
-        x, y = paired.baseline.sums, paired.candidate.sums
+        n01, n10 = discordant
         return mcnemar_core(
-            int(np.count_nonzero((x == 0) & (y == 1))),
-            int(np.count_nonzero((x == 1) & (y == 0))),
+            n01,
+            n10,
             paired.n_items,
             variant=variant,  # type: ignore[arg-type]  # checked by _check_variant
             **common,
         )
     d = paired.differences()
     if method == "paired-t":
-        return paired_t_core(d, **common)
+        return paired_t_core(d, overwrite_d=True, **common)  # d is ours, used once
     if method == "wilcoxon":
         return wilcoxon_core(
             d,
@@ -474,11 +471,46 @@ def _mcnemar_misfit(paired: PairedScores) -> str:
     )
 
 
-def _in_unit_interval(paired: PairedScores) -> bool:
-    for table in (paired.baseline, paired.candidate):
+def _discordant(paired: PairedScores) -> tuple[int, int]:
+    """``(n01, n10)`` of one run of 0/1 scores: items only the candidate gets right, and
+    items only the baseline gets right (for 0/1 scores ``y > x`` is ``x == 0 and y == 1``).
+
+    Read from the score matrices when they exist (often 1 byte a score, not 8), in blocks.
+    """
+    x, y = (
+        t.runs[0] if t.runs is not None else t.sums for t in (paired.baseline, paired.candidate)
+    )
+    n01 = n10 = 0
+    step = items_per_block(len(x))
+    for start in range(0, len(x), step):
+        xb, yb = x[start : start + step], y[start : start + step]
+        n01 += int(np.count_nonzero(yb > xb))
+        n10 += int(np.count_nonzero(xb > yb))
+    return n01, n10
+
+
+def _mean_range(table: ScoreTable) -> tuple[float, float]:
+    """The lowest and highest per-item mean score.
+
+    With R runs for every item these are ``min(sums) / R`` and ``max(sums) / R``, the same
+    numbers as the extremes of ``sums / R`` (rounding a quotient keeps the order), read
+    block by block without making the per-item means.
+    """
+    if table.ragged:
         means = table.means
-        if table.binary:
-            continue
-        if means.min() < 0 or means.max() > 1:
-            return False
-    return True
+        return float(means.min()), float(means.max())
+    low, high = math.inf, -math.inf
+    for _, sums in table.sum_blocks():
+        low, high = min(low, float(sums.min())), max(high, float(sums.max()))
+    runs = float(table.n_runs)
+    return low / runs, high / runs
+
+
+def _in_unit_interval(
+    paired: PairedScores, ranges: tuple[tuple[float, float], tuple[float, float]]
+) -> bool:
+    """Whether every per-item mean lies in [0, 1], given each side's lowest and highest."""
+    return all(
+        table.binary or (low >= 0 and high <= 1)
+        for table, (low, high) in zip((paired.baseline, paired.candidate), ranges, strict=True)
+    )

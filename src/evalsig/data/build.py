@@ -59,7 +59,11 @@ def factorize(labels: Labels) -> tuple[np.ndarray, np.ndarray]:
 
 
 def table_from_matrix(values: object, *, source: str) -> ScoreTable:
-    """A positional table from a 1-D (one run) or 2-D ``runs x items`` numeric array."""
+    """A positional table from a 1-D (one run) or 2-D ``runs x items`` numeric array.
+
+    The array is not copied: the table keeps it as ``runs`` and computes its per-item
+    sums and sums of squares from it when they are first read.
+    """
     array = numeric_array(
         values, what=f"`{source}`", label=lambda pos: [f"position {p}" for p in pos]
     )
@@ -73,7 +77,6 @@ def table_from_matrix(values: object, *, source: str) -> ScoreTable:
     if n_items == 0 or n_runs == 0:
         raise DataError(f"`{source}` is empty: it has no scores to compare.")
     binary = check_scores(matrix, what=f"`{source}`", label=lambda pos: [f"item {p}" for p in pos])
-    sums, sumsq = _column_sums(matrix, squares=not binary)
     notes: tuple[str, ...] = ()
     if array.ndim == 2 and n_runs > n_items:
         notes = (
@@ -82,31 +85,12 @@ def table_from_matrix(values: object, *, source: str) -> ScoreTable:
         )
     return ScoreTable(
         item_ids=None,
-        sums=sums,
-        sumsq=sumsq,
         counts=np.broadcast_to(np.int64(n_runs), (n_items,)),  # a view: no memory per item
         binary=binary,
         runs=matrix,
         source=source,
         notes=notes,
     )
-
-
-def _column_sums(matrix: np.ndarray, *, squares: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per-item sum and sum of squares over runs, in float64, block by block.
-
-    For 0/1 scores the sum of squares is the sum, and the same array is returned twice.
-    """
-    n = matrix.shape[1]
-    sums = np.empty(n)
-    sumsq = np.empty(n) if squares else sums
-    step = 1 << 16
-    for start in range(0, n, step):
-        block = matrix[:, start : start + step].astype(np.float64)
-        sums[start : start + step] = block.sum(axis=0)
-        if squares:
-            sumsq[start : start + step] = np.einsum("ij,ij->j", block, block)
-    return sums, sumsq
 
 
 def table_from_long(

@@ -62,16 +62,31 @@ class PairedScores:
     def differences(self) -> np.ndarray:
         """Per-item difference of mean scores, candidate minus baseline.
 
-        Computed block by block, so no temporary as large as the result is made.
+        Computed block by block, so no temporary as large as the result is made. When
+        every item has R runs, ``sums / R`` gives the numbers ``sums / counts`` gives
+        without reading the counts, one run is its own mean, and the sums are read by
+        blocks (:meth:`ScoreTable.sum_blocks`).
         """
         b, c = self.baseline, self.candidate
         d = np.empty(self.n_items)
-        step = 1 << 16
-        for start in range(0, self.n_items, step):
-            block = slice(start, start + step)
-            np.divide(c.sums[block], c.counts[block], out=d[block])
-            d[block] -= b.sums[block] / b.counts[block]
+        if b.ragged or c.ragged:
+            for start in range(0, self.n_items, DIFFERENCE_BLOCK):
+                block = slice(start, start + DIFFERENCE_BLOCK)
+                np.divide(c.sums[block], c.counts[block], out=d[block])
+                d[block] -= b.sums[block] / b.counts[block]
+            return d
+        runs_b, runs_c = float(b.n_runs), float(c.n_runs)
+        for (block, sums_b), (_, sums_c) in zip(b.sum_blocks(), c.sum_blocks(), strict=True):
+            if runs_b == runs_c == 1:
+                np.subtract(sums_c, sums_b, out=d[block], dtype=np.float64)
+            else:
+                np.divide(sums_c, runs_c, out=d[block], dtype=np.float64)
+                d[block] -= np.divide(sums_b, runs_b, dtype=np.float64)
         return d
+
+
+DIFFERENCE_BLOCK = 1 << 16
+"""Items per block when differencing per-item means of ragged runs."""
 
 
 def pair(

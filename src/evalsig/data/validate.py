@@ -75,7 +75,9 @@ def check_scores(values: np.ndarray, *, what: str, label: Labeller) -> bool:
     """Raise on NaN or infinite scores; return whether every score is 0 or 1.
 
     ``values`` is 1-D (one score per row) or 2-D ``runs x items``; it is read in blocks of
-    items so that no temporary the size of the input is made.
+    items so that no temporary the size of the input is made. A block's minimum and
+    maximum decide most of it: both are finite only when every score is (a NaN makes them
+    NaN), and integers between 0 and 1 are 0 or 1.
     """
     if values.dtype.kind == "b":
         return True
@@ -83,14 +85,28 @@ def check_scores(values: np.ndarray, *, what: str, label: Labeller) -> bool:
     binary = True
     for start in range(0, matrix.shape[1], BLOCK):
         block = matrix[:, start : start + BLOCK]
+        if block.size == 0:
+            continue
         if values.dtype.kind == "f":
-            finite = np.isfinite(block)
-            if not finite.all():
+            low, high = block.min(), block.max()
+            if not (np.isfinite(low) and np.isfinite(high)):
                 _raise_not_finite(values, what=what, label=label)
-            _check_magnitude(block, start, what=what, label=label)
-        if binary:
-            binary = bool(((block == 0) | (block == 1)).all())
+            _check_magnitude(block, start, low=float(low), high=float(high), what=what, label=label)
+            if binary:
+                binary = bool(low >= 0 and high <= 1) and _zeros_and_ones(block)
+        elif binary:
+            binary = bool(block.min() >= 0 and block.max() <= 1)
     return binary
+
+
+PEEK = 64
+"""Items of a block looked at first when telling 0/1 scores from continuous ones."""
+
+
+def _zeros_and_ones(block: np.ndarray) -> bool:
+    """Whether every float in a block is 0 or 1; its first :data:`PEEK` items first, where
+    continuous scores fail at once."""
+    return all(bool(((part == 0) | (part == 1)).all()) for part in (block[:, :PEEK], block))
 
 
 LARGEST = 1e50
@@ -98,8 +114,10 @@ LARGEST = 1e50
 of their sums over millions of items stay far inside float64."""
 
 
-def _check_magnitude(block: np.ndarray, start: int, *, what: str, label: Labeller) -> None:
-    if block.size == 0 or max(-float(block.min()), float(block.max())) <= LARGEST:
+def _check_magnitude(
+    block: np.ndarray, start: int, *, low: float, high: float, what: str, label: Labeller
+) -> None:
+    if max(-low, high) <= LARGEST:
         return
     size = np.abs(block)
     largest = float(size.max())

@@ -70,23 +70,34 @@ def paired_t(
 
 
 def paired_t_core(
-    d: np.ndarray, *, alternative: Alternative, confidence_level: float
+    d: np.ndarray, *, alternative: Alternative, confidence_level: float, overwrite_d: bool = False
 ) -> InferenceResult:
-    """The t-test on validated differences (at least two)."""
+    """The t-test on validated differences (at least two).
+
+    ``overwrite_d=True`` lets the standard deviation be computed in ``d``'s own memory (no
+    temporary as large as ``d``); ``d`` then holds squared deviations, not differences.
+    """
     n = len(d)
-    estimate = float(np.mean(d))
-    top = float(np.max(np.abs(d)))
+    mean_d = np.mean(d)
+    estimate = float(mean_d)
+    top = max(float(d.max()), -float(d.min()))  # max |d|, without a temporary |d|
+    skew = skew_note(d)  # before d may be overwritten
     # t is scale-free; rescale only scores so tiny or huge that their squares would not fit
     scale = top if top and not 1e-100 <= top <= 1e100 else 1.0
-    z = d / scale if scale != 1.0 else d
-    se_z = float(np.std(z, ddof=1) / math.sqrt(n))
+    if scale != 1.0:
+        z = d / scale
+        mean_z = np.mean(z)
+    else:
+        z, mean_z = d, mean_d
+    sd_z = _sample_sd(z, mean_z, overwrite=overwrite_d or scale != 1.0)
+    se_z = float(sd_z / math.sqrt(n))
     se = se_z * scale
     df = float(n - 1)
     notes: list[str] = []
     if se_z <= 1e-12 * top / scale:
         se = se_z = 0.0  # differences equal up to rounding: zero variance, not a tiny one
     if se_z > 0:
-        t = float(np.mean(z)) / se_z
+        t = float(mean_z) / se_z
         pvalue = t_pvalue(t, df, alternative)
     elif estimate == 0:
         t, pvalue = 0.0, 1.0
@@ -97,7 +108,7 @@ def paired_t_core(
             f"every item differs by exactly {estimate:+.6g}: the t-test is undefined with zero "
             "variance; use method='permutation' for an exact p-value."
         )
-    notes += skew_note(d)
+    notes += skew
     return make_result(
         method="paired-t",
         estimand="mean difference",
@@ -112,6 +123,21 @@ def paired_t_core(
         alternative=alternative,
         confidence_level=confidence_level,
     )
+
+
+def _sample_sd(values: np.ndarray, mean: np.floating, *, overwrite: bool) -> np.floating:
+    """``np.std(values, ddof=1)``, the same number; in ``values``' memory if ``overwrite``.
+
+    Numpy computes ``sqrt(sum((x - mean)**2) / (n - 1))`` with ``mean = sum(x) / n``, both
+    sums pairwise; this takes those steps in place, given the mean ``np.mean`` returns.
+    """
+    if not overwrite:
+        sd: np.floating = np.std(values, ddof=1)
+        return sd
+    np.subtract(values, mean, out=values)
+    np.square(values, out=values)
+    sd = np.sqrt(np.add.reduce(values) / (len(values) - 1))
+    return sd
 
 
 def _interval(
