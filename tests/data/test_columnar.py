@@ -186,3 +186,47 @@ def test_gzip_and_a_pandas_categorical(tmp_path: Path) -> None:
     path = tmp_path / "categorical.parquet"
     frame.to_parquet(path)
     assert _compare(path, "parquet", ReadOptions())
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [5, 3, 5, 7, 3, -2, 7],
+        [0],
+        [-128, 127, 0, 127],
+        [2**64 - 1, 2**64 - 3, 2**64 - 1],
+        [2**62, -(2**62)],  # a range too wide: dictionary encoding instead
+    ],
+)
+def test_integer_labels_coded_as_python_prints_them(values: list[int]) -> None:
+    from evalsig.data.build import factorize
+    from evalsig.data.readers.columnar import _encode
+
+    kind = (
+        pa.uint64()
+        if max(values) >= 2**63
+        else (pa.int8() if max(values) < 128 and min(values) >= -128 else pa.int64())
+    )
+    codes, uniques = _encode(pa.chunked_array([pa.array(values, type=kind)]), False)
+    expected_codes, expected = factorize(values)
+    assert codes.tolist() == expected_codes.tolist()
+    assert uniques.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["a", "a", "b", "b", "a", "c", "c", "c"],  # runs side by side, a label coming back
+        ["q1", "q2", "q3", "q1", "q2", "q3"],  # no runs: every row coded by hashing
+        ["x"],
+    ],
+)
+def test_text_labels_coded_in_order_of_first_appearance(values: list[str]) -> None:
+    from evalsig.data.build import factorize
+    from evalsig.data.readers.columnar import _encode
+
+    chunks = [pa.array(values[:3], pa.string()), pa.array(values[3:], pa.string())]
+    codes, uniques = _encode(pa.chunked_array(chunks), True)
+    expected_codes, expected = factorize(values)
+    assert codes.tolist() == expected_codes.tolist()
+    assert uniques.tolist() == expected.tolist()

@@ -284,10 +284,55 @@ def _encode(column: Any, text: bool, *, missing_ok: bool = False) -> tuple[Any, 
     elif column.null_count or not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
         raise _NotHere
     labels = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    encoded = labels.dictionary_encode()  # only the distinct values are checked and printed
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    uniques = _text(encoded.dictionary, text)
-    return codes, uniques.to_numpy(zero_copy_only=False).astype(object, copy=False)
+    if pa.types.is_integer(labels.type) and len(labels):
+        coded = _encode_small_integers(labels.to_numpy())
+        if coded is not None:
+            return coded
+    starts = _run_starts(labels)
+    if len(starts) <= len(labels) // 2:  # repeated labels side by side: code each run once
+        encoded = labels.take(pa.array(starts)).dictionary_encode()
+        lengths = np.diff(np.append(starts, len(labels)))
+        codes = np.repeat(encoded.indices.to_numpy(zero_copy_only=False), lengths)
+    else:
+        encoded = labels.dictionary_encode()
+        codes = encoded.indices.to_numpy(zero_copy_only=False)
+    uniques = _text(encoded.dictionary, text)  # only the distinct values are checked, printed
+    return (
+        codes.astype(np.int64, copy=False),
+        uniques.to_numpy(zero_copy_only=False).astype(object, copy=False),
+    )
+
+
+def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_encode` for integers of a narrow range (run numbers, seeds), in O(n) steps:
+    each value's first position by a reversed scatter, the codes by rank of it."""
+    low, high = int(values.min()), int(values.max())
+    if high - low > 4 * len(values) + 1024:
+        return None
+    if values.dtype.kind == "u":  # subtract in the unsigned type: values may pass 2**63
+        offsets = (values - values.dtype.type(low)).astype(np.int64)
+    else:
+        offsets = values.astype(np.int64) - low
+    first = np.full(high - low + 1, len(values), dtype=np.int64)
+    first[offsets[::-1]] = np.arange(len(values) - 1, -1, -1)  # the earliest write lands last
+    present = np.flatnonzero(first < len(values))
+    present = present[np.argsort(first[present], kind="stable")]
+    rank = np.empty(high - low + 1, dtype=np.int64)
+    rank[present] = np.arange(len(present))
+    uniques = np.empty(len(present), dtype=object)
+    uniques[:] = [str(v + low) for v in present.tolist()]
+    return rank[offsets], uniques
+
+
+def _run_starts(labels: Any) -> np.ndarray:
+    """Where each run of equal neighbouring labels starts (an item's runs, side by side)."""
+    import pyarrow.compute as pc
+
+    if len(labels) < 2:
+        return np.arange(len(labels))
+    changed = pc.not_equal(labels.slice(1), labels.slice(0, len(labels) - 1))
+    flags = changed.to_numpy(zero_copy_only=False)
+    return np.concatenate(([0], np.flatnonzero(flags) + 1))
 
 
 def _scores(column: Any) -> np.ndarray:
