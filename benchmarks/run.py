@@ -17,6 +17,7 @@ import bench_cli_files
 import bench_compare_large
 import bench_continuous
 import bench_leaderboard
+import bench_leaderboard_dask
 import bench_meta
 import bench_multiplicity
 import bench_readers
@@ -40,6 +41,7 @@ def main() -> None:
         bench_multiplicity,
         bench_sequential,
         bench_leaderboard,
+        bench_leaderboard_dask,
         bench_store,
         bench_meta,
         bench_audit,

@@ -31,6 +31,7 @@ from evalsig.inference.allpairs import (
     tile_sums,
     tiles,
 )
+from evalsig.leaderboard._sums import zero_one_sums
 from evalsig.leaderboard.ranking import ranks_of_chunk
 
 __all__ = ["DaskExecutor", "Executor", "dask_executor", "executor_for", "local"]
@@ -55,6 +56,26 @@ class Executor:
         model_block: int = MODEL_BLOCK,
     ) -> np.ndarray:
         """``(G, 4, M, M)`` pairwise sums (see :func:`evalsig.inference.allpairs.pair_sums`).
+
+        With the default blocking, complete 0/1 scores without clusters take one float32
+        product here (see :func:`evalsig.leaderboard._sums.zero_one_sums`): their counts
+        are exact, so the blocking cannot change them. Other scores are split into tiles.
+        """
+        if codes is None and (item_block, model_block) == (ITEM_BLOCK, MODEL_BLOCK):
+            whole = zero_one_sums(scores)
+            if whole is not None:
+                return whole
+        return self.tiled_pair_sums(scores, codes, item_block=item_block, model_block=model_block)
+
+    def tiled_pair_sums(
+        self,
+        scores: np.ndarray,
+        codes: np.ndarray | None,
+        *,
+        item_block: int = ITEM_BLOCK,
+        model_block: int = MODEL_BLOCK,
+    ) -> np.ndarray:
+        """The pairwise sums tile by tile, each tile run by :meth:`map`.
 
         The blocking is decided here, in the calling process, and each task carries its
         items and models; workers read no settings of their own.
@@ -103,6 +124,17 @@ class DaskExecutor(Executor):
         data = self.client.scatter(shared, broadcast=True, hash=False)
         futures = self.client.map(func, [data] * len(pieces), pieces, pure=False)
         return list(self.client.gather(futures))
+
+    def pair_sums(
+        self,
+        scores: np.ndarray,
+        codes: np.ndarray | None,
+        *,
+        item_block: int = ITEM_BLOCK,
+        model_block: int = MODEL_BLOCK,
+    ) -> np.ndarray:
+        """The pairwise sums tile by tile on the cluster (see :meth:`Executor.pair_sums`)."""
+        return self.tiled_pair_sums(scores, codes, item_block=item_block, model_block=model_block)
 
 
 @contextmanager

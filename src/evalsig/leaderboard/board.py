@@ -18,7 +18,14 @@ from evalsig.inference.multiplicity import adjust
 from evalsig.leaderboard.ranking import rank_intervals, tie_groups
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
 
-__all__ = ["Leaderboard", "check_clusters", "leaderboard", "leaderboard_from_tests"]
+__all__ = [
+    "Leaderboard",
+    "check_clusters",
+    "check_correction",
+    "leaderboard",
+    "leaderboard_from_sums",
+    "leaderboard_from_tests",
+]
 
 Correction = Literal["holm", "bh"]
 
@@ -266,8 +273,7 @@ def leaderboard(
 
     alpha, power = check_alpha(alpha), check_power(power)
     level = check_confidence_level(confidence_level)
-    if correction not in ("holm", "bh"):
-        raise DataError(f"`correction` must be 'holm' or 'bh'; got {correction!r}.")
+    check_correction(correction)
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
         raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
     seed = _seed_sequence(rng)
@@ -288,11 +294,7 @@ def leaderboard(
     check_clusters(scores, task)
     run = executor or local()
     sums = run.pair_sums(scores.scores, scores.cluster_codes)
-    m = scores.n_models
-    a_idx, b_idx = np.triu_indices(m, 1)
     clustered = scores.cluster_codes is not None
-    tests = pair_tests(sums, b_idx, a_idx, binary=scores.binary, clustered=clustered)
-    means = model_means(sums.sum(axis=0))
     notes = list(scores.notes)
     boot = None
     recorded = None
@@ -306,13 +308,12 @@ def leaderboard(
             + f", marginal {100 * level:g}% percentile intervals"
             + ("" if recorded is None else f" (seed {recorded})")
         )
-    return leaderboard_from_tests(
+    return leaderboard_from_sums(
+        sums,
         names=scores.names,
-        means=means,
-        n_items=scores.present.sum(axis=1),
         n_input=scores.input_counts,
-        tests=tests,
-        binary=scores.binary and not clustered,
+        binary=scores.binary,
+        clustered=clustered,
         correction=correction,
         alpha=alpha,
         power=power,
@@ -325,6 +326,62 @@ def leaderboard(
         on_mismatch=scores.on_mismatch,
         n_mismatched=scores.n_mismatched,
     )
+
+
+def leaderboard_from_sums(
+    sums: np.ndarray,
+    /,
+    *,
+    names: tuple[str, ...],
+    n_input: np.ndarray,
+    binary: bool,
+    clustered: bool,
+    correction: Correction,
+    alpha: float,
+    power: float,
+    confidence_level: float,
+    task: str | None,
+    notes: tuple[str, ...],
+    on_missing: str,
+    on_mismatch: str,
+    n_mismatched: int,
+    boot: np.ndarray | None = None,
+    seed: int | None = None,
+) -> Leaderboard:
+    """Assemble a :class:`Leaderboard` from the ``(G, 4, M, M)`` pairwise sums.
+
+    Each model's score is ``xm[a, a] / n[a, a]`` and its items compared ``n[a, a]``, summed
+    over clusters; every pair is tested by
+    :func:`evalsig.inference.allpairs.pair_tests`.
+    """
+    a_idx, b_idx = np.triu_indices(len(names), 1)
+    tests = pair_tests(sums, b_idx, a_idx, binary=binary, clustered=clustered)
+    total = sums[0] if len(sums) == 1 else sums.sum(axis=0)
+    return leaderboard_from_tests(
+        names=names,
+        means=model_means(total),
+        n_items=np.rint(np.diagonal(total[0])).astype(np.int64),
+        n_input=n_input,
+        tests=tests,
+        binary=binary and not clustered,
+        correction=correction,
+        alpha=alpha,
+        power=power,
+        boot=boot,
+        seed=seed,
+        confidence_level=confidence_level,
+        task=task,
+        notes=notes,
+        on_missing=on_missing,
+        on_mismatch=on_mismatch,
+        n_mismatched=n_mismatched,
+    )
+
+
+def check_correction(correction: object) -> None:
+    """``correction`` is 'holm' or 'bh'."""
+    if correction not in ("holm", "bh"):
+        raise DataError(f"`correction` must be 'holm' or 'bh'; got {correction!r}.")
 
 
 def _seed_sequence(rng: object) -> np.random.SeedSequence:
@@ -385,12 +442,13 @@ def leaderboard_from_tests(
             f"{int((~finite).sum())} pairs have no defined p-value (zero variance with a "
             "difference, or no shared items); they count as not separated"
         )
-    full_diff = _square(m, a_idx, b_idx, tests.estimate, antisymmetric=True)
-    full_p = _square(m, a_idx, b_idx, p)
-    full_adj = _square(m, a_idx, b_idx, p_adj)
     order = np.argsort(-means, kind="stable")
-    inverse = np.ix_(order, order)
-    diff, pv, adj = full_diff[inverse], full_p[inverse], full_adj[inverse]
+    position = np.empty(m, dtype=np.int64)
+    position[order] = np.arange(m)  # each model's place in the ranking
+    a_pos, b_pos = position[a_idx], position[b_idx]
+    diff = _square(m, a_pos, b_pos, tests.estimate, antisymmetric=True)
+    pv = _square(m, a_pos, b_pos, p)
+    adj = _square(m, a_pos, b_pos, p_adj)
     significant = adj <= alpha  # NaN compares False
     better = significant & (diff > 0)
     low, high = rank_intervals(better)
@@ -433,7 +491,8 @@ def leaderboard_from_tests(
 def _square(
     m: int, a: np.ndarray, b: np.ndarray, values: np.ndarray, *, antisymmetric: bool = False
 ) -> np.ndarray:
-    """An M x M matrix from upper-triangle values (a < b); the lower triangle mirrors it."""
+    """An M x M matrix with ``values`` at ``(a, b)`` and mirrored at ``(b, a)`` (negated when
+    antisymmetric); the diagonal is 0 when antisymmetric, else NaN."""
     out = np.full((m, m), np.nan)
     out[a, b] = values
     out[b, a] = -values if antisymmetric else values
