@@ -211,10 +211,12 @@ def align_models(
     """
     check_policy(on_missing, on_mismatch)
     names, ids = scores.names, scores.item_ids
-    n_input = scores.input_counts
-    keep, note = shared_items(names, ids, scores.present, on_missing)
+    present = scores.present
+    n_input = present.sum(axis=1) if scores.n_input is None else scores.n_input
+    keep, note = shared_items(names, ids, present, on_missing)
+    del present  # (M, N) booleans: not held through the rest
     notes = list(scores.notes) + ([note] if note else [])
-    key_codes = None if scores.key_codes is None else scores.key_codes[:, keep]
+    key_codes = None if scores.key_codes is None else _columns(scores.key_codes, keep)
     n_mismatched = 0
     if key_codes is not None and scores.key_labels is not None:
         mismatched = key_mismatches(key_codes)
@@ -251,8 +253,8 @@ def align_models(
         cluster_labels = None if cluster_labels is None else cluster_labels[used]
     return replace(
         scores,
-        item_ids=ids[keep],
-        scores=scores.scores[:, keep],
+        item_ids=_columns(ids, keep),
+        scores=_columns(scores.scores, keep),
         cluster_codes=cluster_codes,
         cluster_labels=cluster_labels,
         notes=tuple(notes),
@@ -263,6 +265,18 @@ def align_models(
         on_missing=on_missing if dropped or not aligned else scores.on_missing,
         on_mismatch=on_mismatch if n_mismatched or not aligned else scores.on_mismatch,
     )
+
+
+def _columns(array: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The columns ``keep`` (increasing positions) of ``array``: a read-only view when that
+    is every column, so that no copy is made and no caller writes into the input through it.
+    """
+    if keep.size == array.shape[-1]:
+        view: np.ndarray = array.view()
+        view.flags.writeable = False
+        return view
+    taken: np.ndarray = array[..., keep]
+    return taken
 
 
 def load_models(

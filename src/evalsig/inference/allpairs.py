@@ -209,20 +209,28 @@ def model_means(total: np.ndarray) -> np.ndarray:
 
 def pair_statistics(total: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
     """n, mean, sd (ddof 1), n01, n10 of pairs (b[k], c[k]) from summed ``(4, M, M)``."""
+    counts = _pair_counts(total, b, c)
+    return {**counts, "sd": _pair_sd(total, b, c, counts["n"], counts["mean"])}
+
+
+def _pair_counts(total: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
+    """n, mean ``sum d / n``, n01 ``xm[c, b] - xx`` and n10 ``xm[b, c] - xx`` of each pair."""
     n = total[0][b, c]
     xm_cb, xm_bc, xx = total[1][c, b], total[1][b, c], total[2][b, c]
-    sum_d = xm_cb - xm_bc
-    sum_d2 = total[3][c, b] + total[3][b, c] - 2 * xx
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = sum_d / n
+        mean = (xm_cb - xm_bc) / n
+    return {"n": n, "mean": mean, "n01": np.rint(xm_cb - xx), "n10": np.rint(xm_bc - xx)}
+
+
+def _pair_sd(
+    total: np.ndarray, b: np.ndarray, c: np.ndarray, n: np.ndarray, mean: np.ndarray
+) -> np.ndarray:
+    """sd (ddof 1) of each pair's d: ``sqrt((sum d^2 - n mean^2) / (n - 1))``."""
+    sum_d2 = total[3][c, b] + total[3][b, c] - 2 * total[2][b, c]
+    with np.errstate(invalid="ignore", divide="ignore"):
         var = np.maximum(sum_d2 - n * mean**2, 0.0) / (n - 1)
-    return {
-        "n": n,
-        "mean": mean,
-        "sd": np.sqrt(var),
-        "n01": np.rint(xm_cb - xx),
-        "n10": np.rint(xm_bc - xx),
-    }
+    sd: np.ndarray = np.sqrt(var)
+    return sd
 
 
 def _cluster_parts(
@@ -291,7 +299,8 @@ def pair_tests(
     df. One run of 0/1 scores: McNemar (exact conditional test below 25 discordant items,
     else the asymptotic z). Otherwise the paired t-test on per-item (mean) differences.
     """
-    s = pair_statistics(sums.sum(axis=0), b, c)
+    total = sums.sum(axis=0)
+    s = _pair_counts(total, b, c)
     n, mean = s["n"], s["mean"]
     with np.errstate(invalid="ignore", divide="ignore"):
         if clustered and len(sums) >= 2:
@@ -308,19 +317,11 @@ def pair_tests(
             p = np.where(se > 0, p, np.where(np.abs(mean) > 0, np.nan, 1.0))
             method = "cluster"
         elif binary:
-            n01, n10 = s["n01"], s["n10"]
-            disc = n01 + n10
-            se = np.sqrt(np.maximum(disc - (n01 - n10) ** 2 / n, 0.0)) / n
-            z = np.abs(n01 - n10) / np.sqrt(disc)
-            asymptotic = 2 * stats.norm.sf(z)
-            low = np.minimum(n01, n10)
-            exact = np.minimum(1.0, 2 * stats.binom.cdf(low, disc, 0.5))
-            small = disc < EXACT_BELOW
-            p = np.where(disc == 0, 1.0, np.where(small, exact, asymptotic))
-            df = np.where(small, np.nan, np.inf)
+            se, p = _mcnemar(s["n"], s["n01"], s["n10"])
+            df = np.where(s["n01"] + s["n10"] < EXACT_BELOW, np.nan, np.inf)
             method = "mcnemar"
         else:
-            se = s["sd"] / np.sqrt(n)
+            se = _pair_sd(total, b, c, n, mean) / np.sqrt(n)
             df = n - 1
             t = mean / se
             p = 2 * stats.t.sf(np.abs(t), df)
@@ -336,3 +337,25 @@ def pair_tests(
         n01=s["n01"],
         n10=s["n10"],
     )
+
+
+def _mcnemar(n: np.ndarray, n01: np.ndarray, n10: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Standard errors and two-sided p-values of McNemar's test of each pair.
+
+    se = sqrt(n01 + n10 - (n01 - n10)^2 / n) / n. With D = n01 + n10 discordant items,
+    p = 1 when D = 0, the exact conditional test min(1, 2 Binom(min(n01, n10); D, 1/2))
+    when D < 25, else the z-form 2 Phi(-|n01 - n10| / sqrt(D)) (McNemar 1947; Fagerland
+    et al. 2013, BMC Med Res Methodol 13:91). Each p-value is computed only for the pairs
+    that use it.
+    """
+    disc = n01 + n10
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(np.maximum(disc - (n01 - n10) ** 2 / n, 0.0)) / n
+    p = np.ones(disc.shape)
+    large = disc >= EXACT_BELOW
+    z = np.abs(n01[large] - n10[large]) / np.sqrt(disc[large])
+    p[large] = 2 * stats.norm.sf(z)
+    small = (disc > 0) & ~large
+    low = np.minimum(n01[small], n10[small])
+    p[small] = np.minimum(1.0, 2 * stats.binom.cdf(low, disc[small], 0.5))
+    return se, p
