@@ -258,3 +258,20 @@ def test_lmms_eval_samples_read_as_lm_eval_with_their_own_names() -> None:
     table = load(folder)
     assert table.sums.tolist() == [1.0, 0.0, 1.0]
     assert table.keys is not None  # doc_hash: a revised dataset would be caught
+
+
+def test_an_output_path_of_one_model_is_read_and_of_several_refused(tmp_path: Path) -> None:
+    import shutil
+
+    model = Path(__file__).parent / "fixtures" / "lm_eval" / "v0.4.7" / "EleutherAI__pythia-160m"
+    output = tmp_path / "out"
+    shutil.copytree(model, output / model.name)
+    tables = load_tasks(output, metric="exact_match", filter="strict-match", task="gsm8k")
+    direct = load_tasks(
+        output / model.name, metric="exact_match", filter="strict-match", task="gsm8k"
+    )
+    assert tables["gsm8k"].sums.tolist() == direct["gsm8k"].sums.tolist()
+    assert any("its one model folder, EleutherAI__pythia-160m" in n for n in tables["gsm8k"].notes)
+    shutil.copytree(model, output / "another_model")
+    with pytest.raises(DataError, match=r"samples of 2 models \('EleutherAI__pythia-160m', 'ano"):
+        describe(output)

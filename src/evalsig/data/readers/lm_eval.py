@@ -43,7 +43,7 @@ from typing import Any, TypeGuard
 from evalsig.data.readers.base import ReadOptions, open_text, read_bytes
 from evalsig.data.readers.collect import FILTER, Collector, nested
 from evalsig.data.readers.tabular import binary, jsonl_records, loads
-from evalsig.errors import DataError, FormatError
+from evalsig.errors import DataError, FormatError, examples
 
 __all__ = ["LM_EVAL", "task_of"]
 
@@ -111,6 +111,24 @@ def _samples_in(directory: Path) -> list[tuple[Path, str]]:
     ]
 
 
+def _model_folders(directory: Path) -> list[Path]:
+    """The model folders of an ``--output_path`` (lm-eval writes ``<output_path>/<model>/``)."""
+    return sorted(c for c in directory.iterdir() if c.is_dir() and _samples_in(c))
+
+
+def _one_model_folder(directory: Path, out: Collector) -> Path:
+    """The one model folder of an output path; several models are an error naming them."""
+    folders = _model_folders(directory)
+    if len(folders) != 1:
+        raise DataError(
+            f"{directory}: holds the samples of {len(folders)} models "
+            f"({examples(f.name for f in folders)}); evalsig reads one model at a time: pass "
+            f"its folder, e.g. {folders[0]}."
+        )
+    out.notes.append(f"{directory}: read the samples of its one model folder, {folders[0].name}.")
+    return folders[0]
+
+
 def _filter_names(summary: Mapping[str, Any], task: str) -> list[str]:
     """The names in a task config's ``filter_list`` (the order samples were written in)."""
     config = (summary.get("configs") or {}).get(task)
@@ -134,7 +152,7 @@ class _LmEvalReader:
 
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.is_dir():
-            return bool(_samples_in(path))
+            return bool(_samples_in(path)) or bool(_model_folders(path))
         if path.suffix == ".json" and (
             path.name.startswith("results") or path.name.endswith("_results.json")
         ):
@@ -149,6 +167,8 @@ class _LmEvalReader:
         )
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
+        if path.is_dir() and not _samples_in(path):
+            path = _one_model_folder(path, out)
         if path.is_dir():
             files = _samples_in(path)
             summary = _results(path)
