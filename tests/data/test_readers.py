@@ -145,3 +145,14 @@ def test_where_is_an_error_for_files_of_one_model(tmp_path: Path) -> None:
     table = tmp_path / "long.csv"
     table.write_text("model,item,score\na,1,1\nb,1,0\na,2,0\nb,2,1\n", encoding="utf-8")
     assert load(table, where={"model": "a"}).sums.tolist() == [1.0, 0.0]
+
+
+def test_a_where_that_matches_nothing_lists_the_values(tmp_path: Path) -> None:
+    table = tmp_path / "models.csv"
+    table.write_text("model,item,score\nbase,1,1\nft,1,0\nbase,2,0\nft,2,1\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"no record has model=bse; 'model' holds 'base', 'ft'\."):
+        load(table, where={"model": "bse"})
+    records = tmp_path / "models.jsonl"
+    records.write_text('{"model": "a", "item": 1, "score": 1}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"no record has model=b; 'model' holds 'a'\."):
+        load(records, where={"model": "b"})

@@ -21,7 +21,7 @@ import fnmatch
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +192,10 @@ class RecordMapper:
     """Columns that look like item clusters the user did not pass (see CLUSTER_NAMES)."""
     null_predictions: int = 0
     empty_cells: int = 0
+    kept: int = 0
+    """Records that passed the ``where`` conditions."""
+    passed_over: dict[str, set[str]] = field(default_factory=dict)
+    """Values of the ``where`` columns in records passed over (a few, for the message)."""
 
     @classmethod
     def build(
@@ -289,8 +293,13 @@ class RecordMapper:
         get = self.get
         try:
             for column, wanted in self.where:
-                if str(get(record, column)) != wanted:
+                value = str(get(record, column))
+                if value != wanted:
+                    seen = self.passed_over.setdefault(column, set())
+                    if len(seen) < MAX_SHOWN:
+                        seen.add(value)
                     return
+            self.kept += 1
             item = get(record, self.id)
             if self.wide:
                 self._feed_wide(record, item, position, out)
@@ -359,6 +368,17 @@ class RecordMapper:
         return [f for f in (*named, *more) if f is not None]
 
     def finish(self, source: str, out: Collector) -> None:
+        if self.where and not self.kept:
+            conditions = ", ".join(f"{c}={v}" for c, v in self.where)
+            found = "; ".join(
+                f"{column!r} holds {', '.join(map(repr, sorted(values)))}"
+                + (" ..." if len(values) >= MAX_SHOWN else "")
+                for column, values in self.passed_over.items()
+            )
+            raise DataError(
+                f"{source}: no record has {conditions}; {found or 'no record was read'}. "
+                "Check the spelling of --where / where= (values are compared as text)."
+            )
         if self.empty_cells:
             out.notes.append(
                 f"{source}: {self.empty_cells} empty cell(s) in the score columns: those runs "
@@ -369,6 +389,10 @@ class RecordMapper:
                 f"{source}: {self.null_predictions} record(s) have no prediction "
                 f"({self.prediction!r} is null): scored as wrong."
             )
+
+
+MAX_SHOWN = 20
+"""The most values of a ``where`` column an error lists."""
 
 
 def _wide_columns(given: str | None, available: Sequence[str], source: str) -> tuple[str, ...]:
@@ -642,14 +666,14 @@ def struct_leaves(schema: Any, prefix: str = "") -> list[str]:
     import pyarrow as pa
 
     out: list[str] = []
-    for field in schema:
-        if pa.types.is_struct(field.type):
-            for child in struct_leaves(list(field.type), f"{prefix}{field.name}."):
+    for column in schema:
+        if pa.types.is_struct(column.type):
+            for child in struct_leaves(list(column.type), f"{prefix}{column.name}."):
                 out.append(child)
             if prefix:
-                out.append(prefix + field.name)
+                out.append(prefix + column.name)
         elif prefix:
-            out.append(prefix + field.name)
+            out.append(prefix + column.name)
     return out
 
 
