@@ -226,9 +226,11 @@ def test_compare_two_models_from_one_long_table(tmp_path: Path) -> None:
     assert data["n_items"] == 60
     assert data["baseline_mean"] == pytest.approx(40 / 60)
     assert data["candidate_mean"] == pytest.approx(40 / 60)
-    together = runner.invoke(app, [*args])  # both models' rows on each side: repeated ids
+    together = runner.invoke(app, [*args])  # both models' rows on each side: never pooled
     assert together.exit_code == 1
-    assert "appear on several rows" in together.stderr
+    assert "column 'model' holds several models ('m1', 'm2')" in together.stderr
+    assert "--where model=NAME" in together.stderr
+    assert "--run" not in together.stderr  # pooling the models as runs is not suggested
     bad = runner.invoke(app, [*args, "--where", "model"])
     assert bad.exit_code == 2
 

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import evalsig
 from evalsig.cli import app
+from evalsig.errors import DataError
 
 runner = CliRunner()
 
@@ -46,8 +47,16 @@ def test_no_note_when_the_cluster_is_passed_or_the_column_does_not_group() -> No
     assert not _hints(evalsig.compare(one, one))
     unique = _frame(labels=40)  # one label per item: no grouping
     assert not _hints(evalsig.compare(unique, unique))
-    other = _frame(column="model_name")
+    other = _frame(column="annotator")
     assert not _hints(evalsig.compare(other, other))
+
+
+def test_a_model_column_of_several_models_is_never_pooled() -> None:
+    models = _frame(column="model_name")
+    with pytest.raises(DataError, match=r"column 'model_name' holds several models \('s0', 's1'"):
+        evalsig.compare(models, models)
+    one = models[models["model_name"] == "s0"]
+    assert evalsig.compare(one, one).n_items == len(one)
 
 
 def test_files_through_the_cli(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -251,6 +251,9 @@ def test_any_policy_mapping_is_valid_or_an_evalsig_error(document: Any) -> None:
 
 
 @given(document=documents, duplicate=st.booleans(), depth=st.integers(0, 120))
+@example(document=[None], duplicate=False, depth=61)  # 64 levels: accepted
+@example(document=[None], duplicate=False, depth=62)  # 65 levels: refused
+@example(document=None, duplicate=False, depth=61)  # 64 levels, from "tasks": ["t"]
 def test_any_policy_text_is_valid_or_an_evalsig_error(
     document: Any, duplicate: bool, depth: int
 ) -> None:
@@ -258,7 +261,9 @@ def test_any_policy_text_is_valid_or_an_evalsig_error(
     if duplicate:
         text = text[:-1] + ', "tasks": ["u"]}'
     text = "[" * depth + text + "]" * depth
-    expected = duplicate or _depth(document) + depth + 2 > 64
+    # levels, scalars included: the wrapping lists, the object, then its deeper value
+    # ("tasks": ["t"] is two levels)
+    expected = duplicate or depth + 1 + max(_depth(document), 2) > 64
     for parse in (load_yaml, load_json):
         message = ""
         try:

@@ -166,7 +166,8 @@ def _no_rows(record: Any, column: str) -> Any:
 
 
 def _used(mapper: RecordMapper) -> list[str]:
-    return list(dict.fromkeys([*mapper.fields(), *mapper.hints]))
+    model = [mapper.model] if mapper.model is not None else []
+    return list(dict.fromkeys([*mapper.fields(), *mapper.hints, *model]))
 
 
 # --- columns to tables --------------------------------------------------------------------
@@ -188,6 +189,8 @@ def _tables(
         keep = match if keep is None else pc.and_(keep, match)
     if keep is not None:
         table = table.filter(keep)
+    if mapper.model is not None and pc.count_distinct(table.column(mapper.model)).as_py() > 1:
+        raise _NotHere  # rows of several models: the row reader says which
     hinted = {}
     if mapper.hints and out.options.cluster_column is None:  # over all tasks, as the rows
         hinted = {c: _hint_labels(table.column(c), text) for c in mapper.hints}

@@ -190,6 +190,10 @@ class RecordMapper:
     """Score columns of a wide table, one per run (empty: one score column)."""
     hints: tuple[str, ...] = ()
     """Columns that look like item clusters the user did not pass (see CLUSTER_NAMES)."""
+    model: str | None = None
+    """A column that looks like the model's name, chosen by no option: it must hold one
+    model, or rows of several models would be pooled (see MODEL_NAMES)."""
+    models: set[object] = field(default_factory=set)
     null_predictions: int = 0
     empty_cells: int = 0
     kept: int = 0
@@ -272,6 +276,7 @@ class RecordMapper:
         hints: tuple[str, ...] = ()
         if options.cluster_column is None:
             hints = tuple(c for c in available if c.lower() in CLUSTER_NAMES and c not in taken)
+        model = next((c for c in available if c.lower() in MODEL_NAMES and c not in taken), None)
         return cls(
             get=get,
             parse_score=parse_score,
@@ -286,6 +291,7 @@ class RecordMapper:
             where=options.where,
             wide=wide,
             hints=hints,
+            model=model,
         )
 
     def feed(self, record: Any, position: object, out: Collector) -> None:
@@ -300,6 +306,8 @@ class RecordMapper:
                         seen.add(value)
                     return
             self.kept += 1
+            if self.model is not None and len(self.models) < MAX_SHOWN:
+                self._note_model(record)
             item = get(record, self.id)
             if self.wide:
                 self._feed_wide(record, item, position, out)
@@ -339,6 +347,14 @@ class RecordMapper:
         except KeyError as exc:
             out.bad(position, f"no field {exc.args[0]!r}; every row needs it.")
 
+    def _note_model(self, record: Any) -> None:
+        try:
+            name = self.get(record, self.model or "")
+        except KeyError:
+            return
+        if name is not None:
+            self.models.add(name)
+
     def _hint(self, record: Any, out: Collector) -> None:
         """Count the labels of columns that look like clusters (for a note, never used)."""
         for column in self.hints:
@@ -368,6 +384,14 @@ class RecordMapper:
         return [f for f in (*named, *more) if f is not None]
 
     def finish(self, source: str, out: Collector) -> None:
+        if len(self.models) > 1:
+            shown = ", ".join(map(repr, sorted(self.models, key=str)))
+            raise DataError(
+                f"{source}: column {self.model!r} holds several models ({shown}"
+                f"{' ...' if len(self.models) >= MAX_SHOWN else ''}); their rows would be "
+                f"pooled as one model. Choose one with --where {self.model}=NAME (where=), or "
+                "--baseline-where / --candidate-where to compare two from this file."
+            )
         if self.where and not self.kept:
             conditions = ", ".join(f"{c}={v}" for c, v in self.where)
             found = "; ".join(
@@ -390,6 +414,9 @@ class RecordMapper:
                 f"({self.prediction!r} is null): scored as wrong."
             )
 
+
+MODEL_NAMES = frozenset({"model", "model_name", "model_id", "generator"})
+"""Column names that say which model a row scores (lower case)."""
 
 MAX_SHOWN = 20
 """The most values of a ``where`` column an error lists."""
