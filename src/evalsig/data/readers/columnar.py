@@ -255,9 +255,8 @@ def _text(column: Any, text: bool) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    column = _decoded(column)
     kind = column.type
-    if pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type):
-        column, kind = pc.cast(column, pa.string()), pa.string()  # a pandas categorical
     if pa.types.is_string(kind):
         if column.null_count or (text and pc.any(pc.equal(column, "")).as_py()):
             raise _NotHere  # the row reader reads an empty cell as None
@@ -265,6 +264,17 @@ def _text(column: Any, text: bool) -> Any:
     if pa.types.is_integer(kind) and not column.null_count:
         return pc.cast(column, pa.string())  # str(int) and pyarrow print integers alike
     raise _NotHere
+
+
+def _decoded(column: Any) -> Any:
+    """A dictionary-encoded text column (a pandas categorical) as plain text."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type):
+        return pc.cast(column, pa.string())
+    return column
 
 
 def _encode(column: Any, text: bool, *, missing_ok: bool = False) -> tuple[Any, Any]:
@@ -281,10 +291,9 @@ def _encode(column: Any, text: bool, *, missing_ok: bool = False) -> tuple[Any, 
         codes = np.full(len(column), -1, dtype=np.int64)
         codes[mask], uniques = _encode(column.filter(present), text)
         return codes, uniques
+    column = _decoded(column)
     kind = column.type
-    if pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type):
-        column = pc.cast(column, pa.string())  # a pandas categorical
-    elif column.null_count or not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
+    if column.null_count or not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
         raise _NotHere
     labels = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if pa.types.is_integer(labels.type) and len(labels):
