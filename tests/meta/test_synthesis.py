@@ -69,13 +69,45 @@ def test_cells_match_random_effects(result) -> None:  # type: ignore[no-untyped-
     assert cell.meta.mu == pytest.approx(ref.mu, rel=1e-12)
     assert cell.meta.labels == ("a-paper0", "a-paper1", "a-paper2", "a-paper3")
     assert cell.max_reported == 80.0
-    assert cell.egger is not None
-    assert cell.rank_test is not None
-    assert cell.trim_and_fill is not None
+    assert (cell.egger, cell.rank_test, cell.trim_and_fill) == (None, None, None)
+    assert any("4 reports, fewer than the 10" in note for note in cell.notes)
     single = result.cell("c", "gsm8k")
     assert single.meta.k == 1
     assert single.bootstrap is None
     assert single.egger is None
+
+
+def _many_reports(k: int, *, imputed: bool) -> list[dict[str, object]]:
+    rng = np.random.default_rng(5)
+    rows: list[dict[str, object]] = []
+    for i in range(k):
+        n = int(rng.integers(200, 5000))
+        row: dict[str, object] = {"model": "m", "benchmark": "b", "source": f"p{i}"}
+        row["score"] = float(np.round(0.6 + rng.normal(0, 0.02), 4))
+        row |= {"n": n} if imputed else {"se": float(np.sqrt(0.24 / n))}
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("k", [9, 10, 14])
+def test_funnel_tests_need_ten_reports(k: int) -> None:
+    cell = synthesize(_many_reports(k, imputed=False), n_resamples=0).cell("m", "b")
+    ran = [cell.egger is not None, cell.rank_test is not None, cell.trim_and_fill is not None]
+    assert ran == [k >= 10] * 3
+    refused = [note for note in cell.notes if "fewer than the 10" in note]
+    assert len(refused) == (k < 10)
+
+
+def test_funnel_tests_refused_on_imputed_standard_errors() -> None:
+    result = synthesize(_many_reports(14, imputed=True), n_resamples=0)
+    cell = result.cell("m", "b")
+    assert (cell.egger, cell.rank_test, cell.trim_and_fill) == (None, None, None)
+    (note,) = [n for n in cell.notes if "imputed" in n]
+    assert "14 of 14 standard errors are imputed" in note
+    assert "depend on the score itself" in note
+    (board,) = result.leaderboards
+    assert board.funnel is None
+    assert any("meaningless" in n for n in board.notes)
 
 
 def test_self_report_gap_two_stage(result) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -47,6 +48,13 @@ class ConfidenceInterval:
     def __iter__(self) -> Any:
         return iter((self.low, self.high))
 
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: int) -> float:
+        """``ci[0]`` is the low bound and ``ci[1]`` the high one, as with scipy's intervals."""
+        return (self.low, self.high)[index]
+
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies inside the closed interval."""
         return bool(self.low <= value <= self.high)
@@ -81,6 +89,78 @@ class InferenceResult:
         level = check_confidence_level(confidence_level)
         low, high = self._interval(level, self.alternative)
         return ConfidenceInterval(low=low, high=high, confidence_level=level)
+
+    def __iter__(self) -> Any:
+        """``statistic, pvalue = result``, as scipy's test results unpack."""
+        return iter((self.statistic, self.pvalue))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Strict JSON: non-finite values become null, with the reason under ``nulls``."""
+        from evalsig._json import SCHEMA_VERSION, json_safe
+
+        nulls: dict[str, str] = {}
+        bound = "one-sided interval" if self.alternative != "two-sided" else "unbounded"
+        if self.seed is None:
+            nulls["seed"] = (
+                "no random draws" if self.n_resamples is None else "unknown: rng was a Generator"
+            )
+        return {
+            "kind": "inference",
+            "schema_version": SCHEMA_VERSION,
+            "method": self.method,
+            "estimand": self.estimand,
+            "estimate": json_safe(self.estimate, "estimate", nulls, "undefined"),
+            "se": json_safe(self.se, "se", nulls, "not defined for this method"),
+            "statistic": json_safe(self.statistic, "statistic", nulls, "undefined"),
+            "statistic_name": self.statistic_name,
+            "df": json_safe(self.df, "df", nulls, "undefined"),
+            "pvalue": json_safe(self.pvalue, "pvalue", nulls, "undefined (see notes)"),
+            "alternative": self.alternative,
+            "ci": {
+                "low": json_safe(self.ci.low, "ci.low", nulls, bound),
+                "high": json_safe(self.ci.high, "ci.high", nulls, bound),
+                "confidence_level": self.ci.confidence_level,
+            },
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "notes": list(self.notes),
+            "nulls": nulls,
+        }
+
+    def _cells(self) -> list[tuple[str, str]]:
+        """(label, value) pairs shown by ``str()``, HTML and markdown."""
+        level = f"{100 * self.ci.confidence_level:g}%"
+        df = "" if self.df is None else f" (df {self.df:.4g})"
+        cells = [
+            ("method", self.method),
+            ("estimate", f"{self.estimate:+.6g} ({self.estimand}, candidate - baseline)"),
+            (f"{level} CI", f"[{self.ci.low:+.6g}, {self.ci.high:+.6g}]"),
+            ("statistic", f"{self.statistic_name} = {self.statistic:.6g}{df}"),
+            ("p-value", f"{self.pvalue:.4g} ({self.alternative})"),
+        ]
+        if self.n_resamples is not None:
+            cells.append(("resamples", f"{self.n_resamples:,} (seed {self.seed})"))
+        return cells
+
+    def __str__(self) -> str:
+        lines = [f"{label}: {value}" for label, value in self._cells()]
+        return "\n".join(lines + [f"note: {note}" for note in self.notes])
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in self._cells())
+        notes = "".join(f"<p>{e(note)}</p>" for note in self.notes)
+        return f'<div class="evalsig-inference"><table>{rows}</table>{notes}</div>'
+
+    def _repr_markdown_(self) -> str:
+        rows = "".join(f"| {k} | {_markdown(v)} |\n" for k, v in self._cells())
+        notes = "".join(f"- {_markdown(note)}\n" for note in self.notes)
+        return "| | |\n|---|---|\n" + rows + ("\n" + notes if notes else "")
+
+
+def _markdown(text: str) -> str:
+    """A table cell: pipes escaped, HTML special characters as entities, one line."""
+    return html.escape(text).replace("|", "\\|").replace("\n", " ")
 
 
 def make_result(

@@ -433,7 +433,11 @@ def _cell(
     if k >= 2 and n_resamples and meta.converged:
         boot = bootstrap_widths(meta, n_resamples=n_resamples, rng=rng, tol=tol, max_iter=max_iter)
     egger = rank = fill = None
-    if k >= 3:
+    refused = funnel_refusal(k, int(table.imputed[rows].sum()))
+    if refused is not None:
+        if k >= 3:
+            notes.append(f"No Egger test, rank test or trim and fill: {refused}")
+    else:
         rank = rank_test(y, v)
         try:
             egger = egger_test(y, v, method=options["method"], test=options["test"])
@@ -522,8 +526,11 @@ def _board(
     notes = []
     funnel = None
     idx = [i for c in mine if c.meta.k >= 2 for i in c.rows]
+    refused = funnel_refusal(len(idx), int(table.imputed[idx].sum()))
     if not idx:
         notes.append("No funnel test: no cell of this benchmark has 2 or more reports.")
+    elif refused is not None:
+        notes.append(f"No funnel test over the benchmark's cells with k >= 2: {refused}")
     else:
         funnel = _funnel(table, variances, idx, options, notes)
     return BenchmarkBoard(
@@ -536,6 +543,33 @@ def _board(
         funnel=funnel,
         notes=tuple(notes),
     )
+
+
+MIN_FUNNEL_REPORTS = 10
+"""Fewest reports for a funnel-asymmetry test (Egger, Begg's rank test, trim and fill):
+below 10 they cannot tell chance from asymmetry (Sterne et al. 2011, BMJ 343:d4002)."""
+
+
+def funnel_refusal(k: int, n_imputed: int) -> str | None:
+    """Why a funnel-asymmetry test would mislead on these reports, or None when it may run.
+
+    A standard error imputed from the number of items, ``sqrt(p (1 - p) / n)``, is a
+    function of the score itself: estimate and SE are correlated by construction, which
+    such tests read as small-study bias (Peters et al. 2006, JAMA 295:676; Sterne et al.
+    2011).
+    """
+    if n_imputed:
+        return (
+            f"{n_imputed} of {k} standard errors are imputed from the number of items and "
+            "so depend on the score itself, which makes a funnel-asymmetry test meaningless; "
+            "give each report's own standard error to run it."
+        )
+    if k < MIN_FUNNEL_REPORTS:
+        return (
+            f"{k} reports, fewer than the {MIN_FUNNEL_REPORTS} such tests need to tell "
+            "chance from asymmetry (Sterne et al. 2011)."
+        )
+    return None
 
 
 def _funnel(
