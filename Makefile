@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
-.PHONY: demo test bench lint typecheck clean
+.PHONY: demo test bench docs lint typecheck clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,10 +27,16 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.installed-dev
+	$(PIP) install -r benchmarks/requirements.txt
 	$(BIN)/python benchmarks/run.py
+
+# The documentation site (docs/, mkdocs.yml), warnings as errors; open site/index.html.
+docs: $(VENV)/.installed-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check --fix src tests benchmarks

@@ -254,3 +254,24 @@ def test_results_match_their_schemas() -> None:
     assert list(validator("leaderboard").iter_errors(broken))
     validator("sequential").validate(confidence_sequence([0, 1, 0, 0, 1] * 40).to_dict())
     validator("sequential").validate(confidence_sequence([0.1, -0.1] * 50).to_dict())
+
+
+def test_mapping_of_arrays_is_aligned_by_position() -> None:
+    rng = np.random.default_rng(4)
+    scores = {f"m{i}": (rng.random(200) < 0.4 + 0.1 * i).astype(float) for i in range(3)}
+    board = leaderboard(scores)
+    assert board.n_items.tolist() == [200, 200, 200]
+    ids = [str(i) for i in range(200)]
+    pd = pytest.importorskip("pandas")
+    long = pd.DataFrame(
+        [
+            {"model": m, "id": i, "score": float(v)}
+            for m, values in scores.items()
+            for i, v in zip(ids, values, strict=True)
+        ]
+    )
+    by_id = leaderboard(long, id_column="id", score_column="score")
+    assert board.models == by_id.models
+    np.testing.assert_array_equal(board.p_adjusted, by_id.p_adjusted)
+    with pytest.raises(DataError, match=r"aligned by position.*'m0': 200, 'm1': 199"):
+        leaderboard({"m0": scores["m0"], "m1": scores["m1"][:199]})

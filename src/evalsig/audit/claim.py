@@ -187,6 +187,30 @@ class ClaimAudit:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.audit import claim_markdown
+
+        return claim_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """One row per candidate procedure: name, label, honest, causes (a tuple), se,
+        ratio (reported SE / this SE), matches, resamples."""
+        from evalsig._frame import data_frame, floats
+
+        rows = self.candidates
+        return data_frame(
+            {
+                "name": [c.name for c in rows],
+                "label": [c.label for c in rows],
+                "honest": np.array([c.honest for c in rows], dtype=bool),
+                "causes": [c.causes for c in rows],
+                "se": floats(c.se for c in rows),
+                "ratio": floats(c.ratio for c in rows),
+                "matches": np.array([c.matches for c in rows], dtype=bool),
+                "resamples": floats(c.resamples for c in rows),
+            }
+        )
+
 
 def audit_claim(
     baseline: Any,

@@ -259,6 +259,32 @@ class AuditResult:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.audit import as_markdown
+
+        return as_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """One row per method: name, label, category, n_simulations, power, power_hits,
+        power_se, false_positive_rate, false_positive_hits, false_positive_se, coverage,
+        median_half_width, median_half_width_se, median_half_width_null, mean_estimate,
+        analytical_power (rates with their Monte Carlo standard errors)."""
+        from evalsig._frame import data_frame, floats
+
+        def column(name: str) -> Any:
+            values = [getattr(m, name) for m in self.methods]
+            if name in ("name", "label", "category"):
+                return values
+            if name in ("n_simulations", "power_hits", "false_positive_hits"):
+                return np.array(values, dtype=np.int64)
+            return floats(values)
+
+        names: tuple[str, ...] = ("name", "label", "category", "n_simulations", "power")
+        names += ("power_hits", "power_se", "false_positive_rate", "false_positive_hits")
+        names += ("false_positive_se", "coverage", "median_half_width", "median_half_width_se")
+        names += ("median_half_width_null", "mean_estimate", "analytical_power")
+        return data_frame({name: column(name) for name in names})
+
 
 def audit(
     design: Design | None = None,

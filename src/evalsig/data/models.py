@@ -86,6 +86,22 @@ class ModelScores:
         return means
 
 
+def _by_position(tables: Mapping[str, ScoreTable]) -> Mapping[str, ScoreTable]:
+    """Tables without item ids (arrays), aligned by position as :func:`evalsig.compare`
+    aligns two arrays: item i is the i-th score of every model, which must have as many."""
+    if any(t.item_ids is not None for t in tables.values()):
+        return tables
+    sizes = {name: t.n_items for name, t in tables.items()}
+    if len(set(sizes.values())) > 1:
+        shown = ", ".join(f"{name!r}: {n}" for name, n in list(sizes.items())[:5])
+        raise DataError(
+            f"models given as arrays are aligned by position, so they need as many items "
+            f"each; got {shown}. Pass tables with item ids to align them by id instead."
+        )
+    ids = np.arange(next(iter(sizes.values()))).astype(str).astype(object)
+    return {name: replace(t, item_ids=ids) for name, t in tables.items()}
+
+
 def model_scores(
     tables: Mapping[str, ScoreTable],
     /,
@@ -118,11 +134,12 @@ def model_scores(
             f"({examples(tables)}). Check the model column."
         )
     names = tuple(str(k) for k in tables)
+    tables = _by_position(tables)
     for name, table in tables.items():
         if table.item_ids is None:
             raise DataError(
-                f"model {name!r} has no item ids; several models are aligned by item id, so "
-                "give every model an id column."
+                f"model {name!r} has no item ids while others have them; models are aligned "
+                "by item id, so give every model an id column."
             )
     all_ids = np.concatenate([t.item_ids for t in tables.values()])
     codes, ids = factorize(all_ids)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, ParamSpec, TypeVar, cast, get_args
 
 import numpy as np
 from scipy import special
@@ -27,6 +28,7 @@ __all__ = [
     "normal_pvalue",
     "record_seed",
     "seeded",
+    "sides_named",
     "t_interval",
     "t_pvalue",
 ]
@@ -161,6 +163,35 @@ class InferenceResult:
 def _markdown(text: str) -> str:
     """A table cell: pipes escaped, HTML special characters as entities, one line."""
     return html.escape(text).replace("|", "\\|").replace("\n", " ")
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def sides_named(test: Callable[P, R]) -> Callable[P, R]:
+    """Refuse a one-sided test whose two samples are passed by position.
+
+    evalsig reads ``alternative="greater"`` as candidate above baseline, whereas
+    ``scipy.stats.ttest_rel(a, b, alternative="greater")`` tests ``a`` above ``b``: the
+    opposite order for ``test(x, y)``. A one-sided call must name its sides
+    (``baseline=x, candidate=y``), so that the direction cannot be misread.
+    """
+
+    @functools.wraps(test)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        side = kwargs.get("alternative", "two-sided")
+        if len(args) >= 2 and side != "two-sided":
+            name = getattr(test, "__name__", "test")
+            raise DataError(
+                f"{name}(x, y, alternative={side!r}): name the sides of a one-sided test: "
+                f"{name}(baseline=x, candidate=y, alternative={side!r}) tests candidate "
+                f"{'above' if side == 'greater' else 'below'} baseline (scipy's "
+                f"ttest_rel(a, b, alternative={side!r}) puts a first: the opposite order)."
+            )
+        return test(*args, **kwargs)
+
+    return call
 
 
 def make_result(

@@ -212,6 +212,30 @@ class Dependence:
         )
         return f"<table><tr><th></th>{head}</tr>{rows}</table>"
 
+    def _repr_markdown_(self) -> str:
+        from evalsig._frame import markdown_table
+
+        rows = [
+            [t, *(f"{v:.2f}" for v in row)]
+            for t, row in zip(self.tasks, self.correlation, strict=True)
+        ]
+        return markdown_table(None, ["", *self.tasks], rows, notes=self.notes)
+
+    def to_frame(self) -> Any:
+        """Each pair of tasks (i < j, in task order): task_a, task_b, correlation,
+        shared_items."""
+        from evalsig._frame import data_frame
+
+        a, b = np.triu_indices(len(self.tasks), 1)
+        return data_frame(
+            {
+                "task_a": [self.tasks[i] for i in a],
+                "task_b": [self.tasks[j] for j in b],
+                "correlation": self.correlation[a, b],
+                "shared_items": self.shared_items[a, b],
+            }
+        )
+
 
 def dependence(
     differences: Mapping[str, Mapping[str, float]],

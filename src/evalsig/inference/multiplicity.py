@@ -136,6 +136,33 @@ class MultipleTestResult:
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{tail}</div>"
         )
 
+    def _repr_markdown_(self) -> str:
+        from evalsig._frame import markdown_table
+
+        title, rows, more = self._table()
+        return markdown_table(
+            title, rows[0], rows[1:], lines=[more] if more else [], notes=self.notes
+        )
+
+    def to_frame(self) -> Any:
+        """Every hypothesis in input order: label, pvalue, p_adjusted, reject.
+
+        ``label`` is the mapping's key, or the position ("0", "1", ...) as ``str()`` shows
+        it when the p-values came as a sequence.
+        """
+        from evalsig._frame import data_frame
+
+        n = len(self.pvalues)
+        labels = self.labels if self.labels is not None else [str(i) for i in range(n)]
+        return data_frame(
+            {
+                "label": list(labels),
+                "pvalue": self.pvalues,
+                "p_adjusted": self.p_adjusted,
+                "reject": self.reject,
+            }
+        )
+
 
 def bonferroni(pvalues: PValues, /, *, alpha: float = 0.05) -> MultipleTestResult:
     r"""Bonferroni correction: multiply every p-value by the number of tests.

@@ -175,6 +175,33 @@ class SimultaneousResult:
             f"<thead><tr>{header}</tr></thead><tbody>{cells}</tbody></table>{after}</div>"
         )
 
+    def _repr_markdown_(self) -> str:
+        from evalsig._frame import markdown_table
+
+        head, *body = self._rows()
+        return markdown_table(self._title(), head, body, lines=self._footer(), notes=self.notes)
+
+    def to_frame(self) -> Any:
+        """Every task in order: task, estimate, se, n_items, null, statistic, pvalue,
+        p_adjusted, reject, ci_low, ci_high (the simultaneous interval)."""
+        from evalsig._frame import data_frame
+
+        return data_frame(
+            {
+                "task": list(self.tasks),
+                "estimate": self.estimate,
+                "se": self.se,
+                "n_items": self.n_items,
+                "null": self.null,
+                "statistic": self.statistic,
+                "pvalue": self.pvalues,
+                "p_adjusted": self.p_adjusted,
+                "reject": self.reject,
+                "ci_low": self.ci_low,
+                "ci_high": self.ci_high,
+            }
+        )
+
 
 def romano_wolf(
     differences: Mapping[str, object],

@@ -192,6 +192,50 @@ class Leaderboard:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.leaderboard import as_markdown
+
+        return as_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """One row per model, best first: rank, model, score, n_items, n_input, group,
+        rank_low, rank_high (and bootstrap_rank_low, bootstrap_rank_high with a bootstrap)."""
+        from evalsig._frame import data_frame
+
+        group = np.zeros(self.n_models, dtype=np.int64)
+        for k, members in enumerate(self.groups):
+            group[list(members)] = k + 1
+        columns: dict[str, Any] = {
+            "rank": np.arange(1, self.n_models + 1),
+            "model": list(self.models),
+            "score": self.means,
+            "n_items": self.n_items,
+            "n_input": self.n_input,
+            "group": group,
+            "rank_low": self.rank_low,
+            "rank_high": self.rank_high,
+        }
+        if self.bootstrap_low is not None and self.bootstrap_high is not None:
+            columns["bootstrap_rank_low"] = self.bootstrap_low
+            columns["bootstrap_rank_high"] = self.bootstrap_high
+        return data_frame(columns)
+
+    def pairs_frame(self) -> Any:
+        """Every pair in ranking order (model_a ranked above model_b): model_a, model_b,
+        difference (a minus b on their shared items), pvalue, p_adjusted."""
+        from evalsig._frame import data_frame
+
+        a, b = np.triu_indices(self.n_models, 1)
+        return data_frame(
+            {
+                "model_a": [self.models[i] for i in a],
+                "model_b": [self.models[j] for j in b],
+                "difference": self.difference[a, b],
+                "pvalue": self.pvalue[a, b],
+                "p_adjusted": self.p_adjusted[a, b],
+            }
+        )
+
 
 def leaderboard(
     data: Any,

@@ -50,6 +50,27 @@ class TaskLeaderboards:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.leaderboard import tasks_markdown
+
+        return tasks_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """Each task's leaderboard rows under one another: task, then the columns of
+        :meth:`Leaderboard.to_frame`. The aggregate is ``aggregate.to_frame()``."""
+        from evalsig._frame import stacked
+
+        frames = [board.to_frame() for board in self.tasks.values()]
+        return stacked(frames, column="task", keys=list(self.tasks))
+
+    def pairs_frame(self) -> Any:
+        """Each task's pairs under one another: task, then the columns of
+        :meth:`Leaderboard.pairs_frame`."""
+        from evalsig._frame import stacked
+
+        frames = [board.pairs_frame() for board in self.tasks.values()]
+        return stacked(frames, column="task", keys=list(self.tasks))
+
 
 def leaderboard_tasks(
     tasks: Mapping[str, ModelScores],

@@ -382,6 +382,24 @@ class TrimFillResult:
             "nulls": nulls,
         }
 
+    def to_frame(self) -> Any:
+        """The imputed reports (``k0`` rows): estimate, se. ``frame.attrs`` holds k0, side,
+        mu (before), adjusted_mu, adjusted_ci_low and adjusted_ci_high."""
+        from evalsig._frame import data_frame
+
+        summary = {
+            "k0": self.k0, "side": self.side, "mu": self.original.mu,
+            "adjusted_mu": self.adjusted.mu, "adjusted_ci_low": self.adjusted.ci.low,
+            "adjusted_ci_high": self.adjusted.ci.high,
+        }  # fmt: skip
+        return data_frame(
+            {
+                "estimate": np.asarray(self.filled_estimates, dtype=np.float64),
+                "se": np.sqrt(np.asarray(self.filled_variances, dtype=np.float64)),
+            },
+            attrs=summary,
+        )
+
 
 def _pooled(y: np.ndarray, v: np.ndarray, method: Method) -> float:
     if y.size == 1:

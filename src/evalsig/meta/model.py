@@ -226,6 +226,37 @@ class MetaResult:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.meta import random_effects_markdown
+
+        return random_effects_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """One row per report, in input order: label, estimate, se, weight (percent).
+
+        The pooled summary is not a row (it is no report): it is in ``frame.attrs`` as
+        mu, se, ci_low, ci_high, pvalue, tau2, i2, q, q_pvalue, pi_low, pi_high (the
+        prediction interval), k, method, test and confidence_level.
+        """
+        from evalsig._frame import data_frame
+
+        summary = {
+            "mu": self.mu, "se": self.se, "ci_low": self.ci.low, "ci_high": self.ci.high,
+            "pvalue": self.pvalue, "tau2": self.tau2, "i2": self.i2, "q": self.q,
+            "q_pvalue": self.q_pvalue, "pi_low": self.prediction_interval.low,
+            "pi_high": self.prediction_interval.high, "k": self.k, "method": self.method,
+            "test": self.test, "confidence_level": self.confidence_level,
+        }  # fmt: skip
+        return data_frame(
+            {
+                "label": list(self.labels),
+                "estimate": self.estimates,
+                "se": np.sqrt(self.variances),
+                "weight": self.weights,
+            },
+            attrs=summary,
+        )
+
 
 _ALL_FIELDS = (
     *("mu", "se", "ci", "statistic", "pvalue", "tau2", "tau", "tau2_ci", "i2", "i2_ci"),

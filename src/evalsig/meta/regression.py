@@ -156,6 +156,29 @@ class MetaRegressionResult:
             "nulls": nulls,
         }
 
+    def to_frame(self) -> Any:
+        """The coefficients: term ("intercept", "slope"), estimate, se, ci_low, ci_high.
+
+        The test of the slope and the residual heterogeneity are in ``frame.attrs``:
+        statistic, pvalue, df, tau2, q_residual, q_residual_df, q_residual_pvalue, k,
+        method, test, confidence_level.
+        """
+        from evalsig._frame import data_frame, floats
+
+        names: tuple[str, ...] = ("statistic", "pvalue", "df", "tau2", "q_residual")
+        names += ("q_residual_df", "q_residual_pvalue", "k", "method", "test", "confidence_level")
+        ci = (self.intercept_ci, self.slope_ci)
+        return data_frame(
+            {
+                "term": ["intercept", "slope"],
+                "estimate": floats((self.intercept, self.slope)),
+                "se": floats((self.intercept_se, self.slope_se)),
+                "ci_low": floats(c.low for c in ci),
+                "ci_high": floats(c.high for c in ci),
+            },
+            attrs={name: getattr(self, name) for name in names},
+        )
+
 
 def meta_regression(
     estimates: Any,

@@ -220,6 +220,72 @@ class SynthesisResult:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.meta import as_markdown
+
+        return as_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """One row per (model, benchmark) cell, in the result's order: model, benchmark, k,
+        mu, se, ci_low, ci_high, pvalue, tau2, i2, q, q_pvalue, pi_low, pi_high (prediction
+        interval), max_reported, converged, egger_pvalue, synthesized_half_width and
+        single_report_half_width (NaN without the test or the bootstrap)."""
+        from evalsig._frame import data_frame, floats
+
+        cells = self.cells
+
+        def meta(name: str) -> list[Any]:
+            return [getattr(c.meta, name) for c in cells]
+
+        def bootstrap(name: str) -> np.ndarray:
+            return floats(
+                None if c.bootstrap is None else getattr(c.bootstrap, name) for c in cells
+            )
+
+        return data_frame(
+            {
+                "model": [c.model for c in cells],
+                "benchmark": [c.benchmark for c in cells],
+                "k": np.array(meta("k"), dtype=np.int64),
+                "mu": floats(meta("mu")),
+                "se": floats(meta("se")),
+                "ci_low": floats(c.meta.ci.low for c in cells),
+                "ci_high": floats(c.meta.ci.high for c in cells),
+                "pvalue": floats(meta("pvalue")),
+                "tau2": floats(meta("tau2")),
+                "i2": floats(meta("i2")),
+                "q": floats(meta("q")),
+                "q_pvalue": floats(meta("q_pvalue")),
+                "pi_low": floats(c.meta.prediction_interval.low for c in cells),
+                "pi_high": floats(c.meta.prediction_interval.high for c in cells),
+                "max_reported": floats(c.max_reported for c in cells),
+                "converged": np.array(meta("converged"), dtype=bool),
+                "egger_pvalue": floats(None if c.egger is None else c.egger.pvalue for c in cells),
+                "synthesized_half_width": bootstrap("synthesized"),
+                "single_report_half_width": bootstrap("single_report"),
+            }
+        )
+
+    def leaderboard_frame(self) -> Any:
+        """Each benchmark's models in order of synthesized score: benchmark, rank, model,
+        mu, ci_low, ci_high, k, max_reported, rank_max (rank by the highest report)."""
+        from evalsig._frame import data_frame, floats
+
+        rows = [(b.benchmark, r) for b in self.leaderboards for r in b.rows]
+        return data_frame(
+            {
+                "benchmark": [name for name, _ in rows],
+                "rank": np.array([r.rank for _, r in rows], dtype=np.int64),
+                "model": [r.model for _, r in rows],
+                "mu": floats(r.mu for _, r in rows),
+                "ci_low": floats(r.ci_low for _, r in rows),
+                "ci_high": floats(r.ci_high for _, r in rows),
+                "k": np.array([r.k for _, r in rows], dtype=np.int64),
+                "max_reported": floats(r.max_reported for _, r in rows),
+                "rank_max": np.array([r.rank_max for _, r in rows], dtype=np.int64),
+            }
+        )
+
 
 def synthesize(
     reports: Any,

@@ -91,6 +91,23 @@ class PowerAnalysis:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.power import power_markdown
+
+        return power_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """The power curve: n (items, int64), power. The runs trade-off is
+        ``runs.to_frame()``."""
+        from evalsig._frame import data_frame
+
+        return data_frame(
+            {
+                "n": np.array([n for n, _ in self.curve], dtype=np.int64),
+                "power": np.array([p for _, p in self.curve], dtype=np.float64),
+            }
+        )
+
 
 def power_analysis(
     *,

@@ -180,6 +180,38 @@ class BenchmarkResolution:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.power import benchmark_markdown
+
+        return benchmark_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """One row per compared pair: baseline, candidate, n_items, effect, p01, p10, sd,
+        n_required, q, resolved, design_effect, icc, q_clustered, resolved_clustered
+        (nullable boolean, <NA> without clusters), pvalue, p_adjusted, n_required_family,
+        q_family, resolved_family."""
+        from evalsig._frame import Nullable, data_frame, floats
+
+        pairs = self.pairs
+
+        def column(name: str) -> Any:
+            values = [getattr(p, name) for p in pairs]
+            if name in ("baseline", "candidate"):
+                return values
+            if name == "resolved_clustered":
+                return Nullable(values, "boolean")
+            if name == "n_items":
+                return np.array(values, dtype=np.int64)
+            if name in ("resolved", "resolved_family"):
+                return np.array(values, dtype=bool)
+            return floats(values)
+
+        names: tuple[str, ...] = ("baseline", "candidate", "n_items", "effect", "p01", "p10", "sd")
+        names += ("n_required", "q", "resolved", "design_effect", "icc", "q_clustered")
+        names += ("resolved_clustered", "pvalue", "p_adjusted", "n_required_family", "q_family")
+        names += ("resolved_family",)
+        return data_frame({name: column(name) for name in names})
+
 
 def benchmark_resolution(
     scores: ModelScores,

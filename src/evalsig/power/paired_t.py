@@ -275,6 +275,24 @@ class RunsTradeoff:
             "nulls": nulls,
         }
 
+    def to_frame(self) -> Any:
+        """One row per number of runs: runs, n_required (N*, inf when undetectable),
+        n_items (N* rounded up; pandas' nullable Int64, <NA> where N* is infinite),
+        evaluations (N* x runs)."""
+        from evalsig._frame import Nullable, data_frame
+
+        n_required = np.array(self.n_required, dtype=np.float64)
+        return data_frame(
+            {
+                "runs": np.array(self.runs, dtype=np.int64),
+                "n_required": n_required,
+                "n_items": Nullable(
+                    [None if math.isinf(n) else math.ceil(n - 1e-9) for n in n_required], "Int64"
+                ),
+                "evaluations": np.array(self.evaluations, dtype=np.float64),
+            }
+        )
+
 
 def runs_tradeoff(
     effect: float,

@@ -115,6 +115,11 @@ class Resolution:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.power import resolution_markdown
+
+        return resolution_markdown(self.to_dict())
+
 
 def resolution(
     baseline: Any,

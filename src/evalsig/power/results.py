@@ -68,6 +68,11 @@ class SampleSize:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.power import sample_size_markdown
+
+        return sample_size_markdown(self.to_dict())
+
     def __float__(self) -> float:
         return self.n
 

@@ -170,6 +170,34 @@ class GateResult:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.gate import as_markdown
+
+        return as_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """One row per task of the family: task, claim, margin, direction, threshold,
+        verdict, estimate, lower_bound, upper_bound, pvalue, p_adjusted, reason."""
+        from evalsig._frame import data_frame, floats
+
+        tasks = self.tasks
+        return data_frame(
+            {
+                "task": [t.task.name for t in tasks],
+                "claim": [t.task.claim for t in tasks],
+                "margin": floats(t.task.margin for t in tasks),
+                "direction": [t.task.direction for t in tasks],
+                "threshold": floats(t.task.threshold for t in tasks),
+                "verdict": [t.verdict for t in tasks],
+                "estimate": floats(t.comparison.estimate for t in tasks),
+                "lower_bound": floats(t.lower_bound for t in tasks),
+                "upper_bound": floats(t.upper_bound for t in tasks),
+                "pvalue": floats(t.pvalue for t in tasks),
+                "p_adjusted": floats(t.p_adjusted for t in tasks),
+                "reason": [t.reason for t in tasks],
+            }
+        )
+
 
 def gate(
     baseline: Any,

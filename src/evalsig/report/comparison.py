@@ -146,11 +146,12 @@ def as_text(r: Result) -> str:
 
 
 def md(text: str) -> str:
-    """Escape a string for markdown (tables included): it renders as the literal text."""
+    """Escape a string for markdown (tables included): it renders as the literal text, on
+    one line (LF, CR and CRLF, each a line ending in markdown, become a space)."""
     escaped = html.escape(text, quote=False)
-    for char in "\\`*_[]|<>#":
+    for char in "\\`*_[]|<>#~":
         escaped = escaped.replace(char, "\\" + char)
-    return escaped.replace("\n", " ")
+    return escaped.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
 def as_markdown(r: Result, *, title: str | None = None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from functools import cache
@@ -26,7 +27,7 @@ from evalsig.report import formatting as fmt
 from evalsig.report import gate as gate_text
 from evalsig.report import svg
 
-__all__ = ["fragment", "page", "register_section", "section"]
+__all__ = ["FRAGMENT_CLASS", "fragment", "page", "register_section", "scoped_css", "section"]
 
 Result = Mapping[str, Any]
 
@@ -67,10 +68,76 @@ def page(results: Sequence[Result], *, title: str = "evalsig report", stamp: boo
     )
 
 
+FRAGMENT_CLASS = "evalsig"
+"""The class of a fragment's wrapper ``div``; every rule of its styles starts with it."""
+
+PAGE_ONLY = ("body", "h1", "nav", "footer", ".meta", "section.result", "table.sortable th")
+"""Selectors of the page's own parts (and of click-sorting, which needs the page's script):
+left out of a fragment's styles."""
+
+
 def fragment(result: Result) -> str:
-    """One result as an HTML fragment (for notebooks): the section without the page."""
+    """One result as an HTML fragment (for notebooks): the section without the page, with
+    the report's styles scoped to the fragment's wrapper so they never restyle the page
+    around it (a notebook's cells, other outputs)."""
     s = section(result)
-    return f'<div class="evalsig">{s["body"]}</div>'
+    return f'<div class="{FRAGMENT_CLASS}"><style>{_fragment_css()}</style>{s["body"]}</div>'
+
+
+@cache
+def _fragment_css() -> str:
+    """The page's style sheet with every selector scoped to ``div.evalsig``."""
+    env = _environment()
+    css = env.loader.get_source(env, "style.css")[0]  # type: ignore[union-attr]
+    return scoped_css(css, f".{FRAGMENT_CLASS}", drop=PAGE_ONLY)
+
+
+def scoped_css(css: str, scope: str, *, drop: Sequence[str] = ()) -> str:
+    """``css`` with each selector prefixed by ``scope`` (``:root`` becomes the scope itself);
+    selectors starting with one of ``drop`` are left out, and so are rules (and ``@media``
+    blocks) left with none.
+
+    >>> css = ":root { --x: 1; } a, body p { color: red; } @media print { a { x: y; } }"
+    >>> print(scoped_css(css, ".s", drop=("body",)))
+    .s { --x: 1; }
+    .s a { color: red; }
+    @media print { .s a { x: y; } }
+    """
+    out = []
+    for head, body in _css_rules(css):
+        if head.startswith("@"):
+            inner = scoped_css(body, scope, drop=drop)
+            if inner:
+                out.append(f"{head} {{ {inner} }}")
+            continue
+        selectors = [s.strip() for s in head.split(",")]
+        kept = [_scoped(s, scope) for s in selectors if not s.startswith(tuple(drop))]
+        if kept:
+            out.append(f"{', '.join(kept)} {{ {body.strip()} }}")
+    return "\n".join(out)
+
+
+def _scoped(selector: str, scope: str) -> str:
+    if selector == ":root":
+        return scope
+    return f"{scope} {selector}"
+
+
+def _css_rules(css: str) -> list[tuple[str, str]]:
+    """``(selectors or @-rule, body)`` of each top-level rule, comments left out."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    rules, depth, start, head = [], 0, 0, ""
+    for i, char in enumerate(css):
+        if char == "{":
+            if depth == 0:
+                head, start = css[start:i].strip(), i + 1
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                rules.append((head, css[start:i]))
+                start = i + 1
+    return rules
 
 
 def section(result: Result) -> dict[str, Any]:

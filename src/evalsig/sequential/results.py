@@ -127,6 +127,31 @@ class SequentialResult:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.sequential import as_markdown
+
+        return as_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """The path, every checkpoint (not thinned as in ``to_dict()``): n, estimate, lower,
+        upper (NaN where the running intersection was empty).
+
+        Raises
+        ------
+        DataError
+            The state has no path (``SequentialMonitor.update`` returns states without one).
+        """
+        from evalsig._frame import data_frame
+        from evalsig.errors import DataError
+
+        if self.path is None:
+            raise DataError(
+                "this state has no path: SequentialMonitor.update() returns states without "
+                "one; take monitor.result() (or confidence_sequence()) for the path."
+            )
+        p = self.path
+        return data_frame({"n": p.n, "estimate": p.estimate, "lower": p.lower, "upper": p.upper})
+
 
 def _path_dict(path: SequencePath | None, nulls: dict[str, str]) -> dict[str, Any] | None:
     if path is None:

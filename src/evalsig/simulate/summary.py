@@ -231,6 +231,45 @@ class SimulationReport:
 
         return fragment(self.to_dict())
 
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.audit import simulation_markdown
+
+        return simulation_markdown(self.to_dict())
+
+    def to_frame(self) -> Any:
+        """One row per simulated model: name, true_accuracy, observed_accuracy, per_run_sd,
+        expected_per_run_sd, consistency, expected_consistency (NaN with one run)."""
+        from evalsig._frame import data_frame, floats
+
+        names: tuple[str, ...] = ("true_accuracy", "observed_accuracy", "per_run_sd")
+        names += ("expected_per_run_sd", "consistency", "expected_consistency")
+        return data_frame(
+            {
+                "name": [m.name for m in self.models],
+                **{name: floats(getattr(m, name) for m in self.models) for name in names},
+            }
+        )
+
+    def pairs_frame(self) -> Any:
+        """One row per candidate against the baseline: name, true_difference,
+        observed_difference, discordance, expected_discordance, then estimate, ci_low,
+        ci_high and pvalue of McNemar's test (``mcnemar_``) and of the paired t-test
+        (``paired_t_``), and icc_differences (NaN without clusters)."""
+        from evalsig._frame import data_frame, floats
+
+        pairs = self.pairs
+        names = ("true_difference", "observed_difference", "discordance", "expected_discordance")
+        columns: dict[str, Any] = {"name": [p.name for p in pairs]}
+        columns |= {name: floats(getattr(p, name) for p in pairs) for name in names}
+        for test in ("mcnemar", "paired_t"):
+            results = [getattr(p, test) for p in pairs]
+            columns[f"{test}_estimate"] = floats(r.estimate for r in results)
+            columns[f"{test}_ci_low"] = floats(r.ci.low for r in results)
+            columns[f"{test}_ci_high"] = floats(r.ci.high for r in results)
+            columns[f"{test}_pvalue"] = floats(r.pvalue for r in results)
+        columns["icc_differences"] = floats(p.icc_differences for p in pairs)
+        return data_frame(columns)
+
 
 def simulation_report(
     design: Design | None = None,

@@ -139,6 +139,31 @@ class IngestReport:
             f"<th>tasks</th></tr>{cells}</table>{warnings}<p>{html.escape(self.summary())}</p>"
         )
 
+    def _repr_markdown_(self) -> str:
+        from evalsig._frame import markdown_table
+
+        rows = [
+            [s.status, s.path, f"{s.n_rows:,}", ", ".join(s.models), ", ".join(s.tasks)]
+            for s in self.sources
+        ]
+        warnings = [f"warning: {s.path}: {w}" for s in self.sources for w in s.warnings]
+        header = ["status", "path", "scores", "models", "tasks"]
+        return markdown_table(None, header, rows, lines=[*warnings, self.summary()])
+
+    def to_frame(self) -> Any:
+        """One row per input path: path, sha256, kind, format, status, n_rows, models,
+        tasks (tuples), duplicate_of, warnings (a tuple)."""
+        from evalsig._frame import data_frame, ints
+
+        def column(name: str) -> list[Any]:
+            return [getattr(s, name) for s in self.sources]
+
+        names: tuple[str, ...] = ("path", "sha256", "kind", "format", "status", "n_rows", "models")
+        names += ("tasks", "duplicate_of", "warnings")
+        columns: dict[str, Any] = {name: column(name) for name in names}
+        columns["n_rows"] = ints(columns["n_rows"])
+        return data_frame(columns)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StoredModel:
@@ -178,6 +203,25 @@ class StoredTask:
             "n_items": self.n_items,
             "models": [m.to_dict() for m in self.models],
         }
+
+    def to_frame(self) -> Any:
+        """One row per model: task, metric, filter (the same on every row, so that the
+        frames of several tasks concatenate), model, n_items, n_scores, min_runs, max_runs."""
+        from evalsig._frame import data_frame, ints
+
+        models = self.models
+        return data_frame(
+            {
+                "task": [self.task] * len(models),
+                "metric": [self.metric] * len(models),
+                "filter": [self.filter] * len(models),
+                "model": [m.name for m in models],
+                "n_items": ints(m.n_items for m in models),
+                "n_scores": ints(m.n_scores for m in models),
+                "min_runs": ints(m.runs[0] for m in models),
+                "max_runs": ints(m.runs[1] for m in models),
+            }
+        )
 
     def __str__(self) -> str:
         what = f"metric {self.metric!r}" + (
