@@ -73,7 +73,7 @@ def test_markdown_output_to_file(files: tuple[Path, Path], tmp_path: Path) -> No
     )
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
-    assert text.startswith("**The candidate is better")
+    assert text.startswith(f"### {files[1].stem} vs {files[0].stem}\n\n**The candidate is better")
     assert "| Difference (candidate - baseline) | +13.33 pp |" in text
 
 
@@ -84,11 +84,11 @@ def test_cluster_column(files: tuple[Path, Path]) -> None:
     assert "only 4 clusters" in result.stdout
 
 
-def test_data_error_is_one_line_and_exit_1(files: tuple[Path, Path], tmp_path: Path) -> None:
+def test_data_error_is_one_line_and_exit_4(files: tuple[Path, Path], tmp_path: Path) -> None:
     short = tmp_path / "short.csv"
     short.write_text("id,correct\nq1,1\nq2,0\n", encoding="utf-8")
     result = runner.invoke(app, ["compare", str(files[0]), str(short)])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
@@ -98,7 +98,7 @@ def test_data_error_is_one_line_and_exit_1(files: tuple[Path, Path], tmp_path: P
 
 def test_missing_file_is_a_data_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv")])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert result.stderr.strip() == f"evalsig: error: {tmp_path / 'a.csv'}: no such file."
 
 
@@ -160,7 +160,7 @@ def test_module_entry_point(files: tuple[Path, Path]) -> None:
         text=True,
         check=False,
     )
-    assert bad.returncode == 1
+    assert bad.returncode == 4
     assert bad.stderr.count("\n") == 1
     assert "Traceback" not in bad.stderr
 
@@ -227,7 +227,7 @@ def test_compare_two_models_from_one_long_table(tmp_path: Path) -> None:
     assert data["baseline_mean"] == pytest.approx(40 / 60)
     assert data["candidate_mean"] == pytest.approx(40 / 60)
     together = runner.invoke(app, [*args])  # both models' rows on each side: never pooled
-    assert together.exit_code == 1
+    assert together.exit_code == 4
     assert "column 'model' holds several models ('m1', 'm2')" in together.stderr
     assert "--where model=NAME" in together.stderr
     assert "--run" not in together.stderr  # pooling the models as runs is not suggested

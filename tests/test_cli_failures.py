@@ -1,7 +1,7 @@
 """Every failure on the command line is one line, ``evalsig: error: ...``, and an exit code.
 
-Data errors exit 1 (compare, inspect, ingest, ...) or 4 (gate, monitor, whose 1 and 3
-are verdicts); a traceback is never shown. Each class of bad input is run through the
+Data errors exit 4 in every command (gate's and monitor's 1 and 3 are verdicts); a
+traceback is never shown. Each class of bad input is run through the
 command: damaged compressed files, decompression bombs, CSV dialects and header
 problems, deep JSON, files that are not regular or not readable, unwritable ``-o``.
 """
@@ -89,7 +89,7 @@ def test_compare_reports_each_bad_file_in_one_line(tmp_path: Path, good: Path, n
     data, fragment = CASES[name]
     bad = _write(tmp_path / name, data)
     result = runner.invoke(app, ["compare", str(bad), str(good)])
-    _one_line(result, 1, f"{bad}: ", fragment)
+    _one_line(result, 4, f"{bad}: ", fragment)
 
 
 def test_bomb_and_the_cap_variable(tmp_path: Path, good: Path) -> None:
@@ -100,23 +100,23 @@ def test_bomb_and_the_cap_variable(tmp_path: Path, good: Path) -> None:
     result = runner.invoke(app, ["compare", str(bomb), str(good)], env=env)
     _one_line(
         result,
-        1,
+        4,
         f"{bomb}: expands to more than 1,048,576 bytes (1 MiB) when decompressed",
         "EVALSIG_MAX_DECOMPRESSED=4M",
     )
     result = runner.invoke(
         app, ["compare", str(bomb), str(good)], env={"EVALSIG_MAX_DECOMPRESSED": "huge"}
     )
-    _one_line(result, 1, "EVALSIG_MAX_DECOMPRESSED='huge' is not a size")
+    _one_line(result, 4, "EVALSIG_MAX_DECOMPRESSED='huge' is not a size")
 
 
 def test_inspect_and_ingest_on_deep_json(tmp_path: Path) -> None:
     deep = _write(tmp_path / "deep.json", f'[{{"item": "a", "score": {DEEP}}}]'.encode())
-    _one_line(runner.invoke(app, ["inspect", str(deep)]), 1, f"{deep}: nested deeper")
+    _one_line(runner.invoke(app, ["inspect", str(deep)]), 4, f"{deep}: nested deeper")
     result = runner.invoke(
         app, ["ingest", str(deep), "--store", str(tmp_path / "s.duckdb"), "--model", "m"]
     )
-    _one_line(result, 1, f"{deep}: nested deeper")
+    _one_line(result, 4, f"{deep}: nested deeper")
 
 
 def test_semicolon_csv_with_a_bom_is_read(tmp_path: Path, good: Path) -> None:
@@ -127,18 +127,18 @@ def test_semicolon_csv_with_a_bom_is_read(tmp_path: Path, good: Path) -> None:
     notes = json.loads(result.stdout)["notes"]
     assert f"{euro}: fields are separated by ';', not ',' (detected from the header line)." in notes
     forced = runner.invoke(app, ["compare", str(euro), str(good), "--separator", ","])
-    _one_line(forced, 1, f"{euro}: no column is recognisably the item id column")
+    _one_line(forced, 4, f"{euro}: no column is recognisably the item id column")
 
 
 def test_unwritable_output(tmp_path: Path, good: Path) -> None:
     result = runner.invoke(app, ["compare", str(good), str(good), "-o", str(tmp_path)])
-    _one_line(result, 1, f"{tmp_path}: is a directory; give --output / -o a file name")
+    _one_line(result, 4, f"{tmp_path}: is a directory; give --output / -o a file name")
     missing = tmp_path / "no" / "such" / "r.md"
     result = runner.invoke(app, ["compare", str(good), str(good), "-o", str(missing)])
-    _one_line(result, 1, f"the folder {missing.parent} does not exist; create it first")
+    _one_line(result, 4, f"the folder {missing.parent} does not exist; create it first")
     into_file = good / "r.md"
     result = runner.invoke(app, ["compare", str(good), str(good), "-o", str(into_file)])
-    _one_line(result, 1, f"{good} is a file, not a folder")
+    _one_line(result, 4, f"{good} is a file, not a folder")
     result = runner.invoke(app, ["monitor", str(good), "-o", str(tmp_path)])
     _one_line(result, 4, "is a directory")
 
@@ -154,7 +154,7 @@ def test_write_failure_after_the_work(
     monkeypatch.setattr(Path, "write_text", full)
     out = tmp_path / "r.md"
     result = runner.invoke(app, ["compare", str(good), str(good), "-o", str(out)])
-    _one_line(result, 1, f"cannot write the output: {out}: no space left on the device")
+    _one_line(result, 4, f"cannot write the output: {out}: no space left on the device")
 
 
 def test_gate_and_monitor_use_exit_code_4(tmp_path: Path, good: Path) -> None:
@@ -181,7 +181,7 @@ def test_a_file_that_vanishes(tmp_path: Path, good: Path, monkeypatch: pytest.Mo
     gone = tmp_path / "gone.csv"
     monkeypatch.setattr(readers, "_expand", lambda paths: [Path(paths)])
     result = runner.invoke(app, ["compare", str(gone), str(good), "--input-format", "csv"])
-    _one_line(result, 1, f"{gone}: cannot read it: no such file (was it moved or deleted")
+    _one_line(result, 4, f"{gone}: cannot read it: no such file (was it moved or deleted")
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
@@ -189,7 +189,7 @@ def test_an_unreadable_file(tmp_path: Path, good: Path) -> None:
     locked = _write(tmp_path / "locked.csv", CSV.encode())
     locked.chmod(0)
     result = runner.invoke(app, ["compare", str(locked), str(good)])
-    _one_line(result, 1, f"{locked}: cannot read it: permission denied; check the file's")
+    _one_line(result, 4, f"{locked}: cannot read it: permission denied; check the file's")
 
 
 def test_an_unreadable_file_simulated(
@@ -208,7 +208,7 @@ def test_an_unreadable_file_simulated(
 
     monkeypatch.setattr(builtins, "open", deny)
     result = runner.invoke(app, ["compare", str(locked), str(good)])
-    _one_line(result, 1, f"{locked}: cannot read it: permission denied; check the file's")
+    _one_line(result, 4, f"{locked}: cannot read it: permission denied; check the file's")
 
 
 def _run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -227,7 +227,7 @@ def test_pipes_and_devices_are_refused_not_read(tmp_path: Path, good: Path) -> N
     os.mkfifo(fifo)
     for path, kind in ((fifo, "a named pipe (FIFO)"), (Path("/dev/zero"), "a character device")):
         done = _run("compare", str(path), str(good), "--input-format", "csv")
-        assert done.returncode == 1, done.stderr
+        assert done.returncode == 4, done.stderr
         assert done.stderr == (
             f"evalsig: error: {path}: is {kind}, not a regular file; evalsig reads a file "
             "more than once (first to detect its format), so save the data to a file and "
@@ -236,7 +236,7 @@ def test_pipes_and_devices_are_refused_not_read(tmp_path: Path, good: Path) -> N
     folder = tmp_path / "folder.csv"
     folder.mkdir()
     done = _run("compare", str(folder), str(good), "--input-format", "csv")
-    assert (done.returncode, done.stderr.count("\n")) == (1, 1), done.stderr
+    assert (done.returncode, done.stderr.count("\n")) == (4, 1), done.stderr
     assert f"{folder}: is a directory, not a file" in done.stderr
     done = _run("monitor", "/dev/zero")
     assert done.returncode == 4, done.stderr
@@ -282,9 +282,9 @@ def test_data_errors_is_a_last_resort_for_os_errors(capsys: pytest.CaptureFixtur
 def test_main_reports_what_escapes_a_command(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """main()'s guard: one line, and the data-error code of the command that was running."""
+    """main()'s guard: one line, and the data-error code, the same for every command."""
     app_module = importlib.import_module("evalsig.cli.app")
-    for command, code in (("compare", 1), ("gate", 4), ("monitor", 4)):
+    for command, code in (("compare", 4), ("gate", 4), ("monitor", 4)):
 
         def escape(command: str = command) -> None:
             app_module._invoked["command"] = command
@@ -303,6 +303,9 @@ def test_exit_codes_are_in_the_help() -> None:
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
-    assert "Exit codes: 0 done; 1 a data error (one line on stderr, no traceback); 2 a" in text
-    assert "gate: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 4 data error." in text
+    assert (
+        "Exit codes: 0 success, gate PASS, monitor candidate better; 1 gate FAIL, monitor "
+        "baseline better; 2 usage error; 3 gate INCONCLUSIVE, monitor not yet resolved; "
+        "4 data error (a bad file, field or value; one line on stderr)." in text
+    )
     assert "set EVALSIG_MAX_DECOMPRESSED (e.g. 4G) to change the cap." in text

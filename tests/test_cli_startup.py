@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 HEAVY = ("numpy", "scipy", "duckdb", "pandas", "pyarrow", "matplotlib", "jinja2")
@@ -83,3 +85,39 @@ def test_python_m_evalsig_help() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.lstrip().startswith("Usage: evalsig [OPTIONS] COMMAND [ARGS]...")
     assert "EVALSIG_MAX_DECOMPRESSED" in " ".join(done.stdout.split())
+
+
+def _long_csv(path: Path, scores: list[list[float]]) -> Path:
+    """A long CSV: one row per (item, run), ``scores[run][item]``."""
+    rows = [f"q{item},{run},{s:g}" for run, row in enumerate(scores) for item, s in enumerate(row)]
+    path.write_text("item,run,score\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("n_runs", "binary", "method"),
+    [(1, True, "mcnemar-asymptotic"), (3, True, "paired-t"), (2, False, "paired-t")],
+)
+def test_compare_imports_no_scipy_stats(
+    tmp_path: Path, n_runs: int, binary: bool, method: str
+) -> None:
+    """``evalsig compare A B`` takes its tails from scipy.special: importing scipy.stats
+    (about 0.4 s) would be most of its start-up. The method it ran is checked too."""
+    draw = np.random.default_rng(7).random((2, n_runs, 60))
+    sides = (draw < 0.6).astype(float) if binary else draw.round(3)
+    a = _long_csv(tmp_path / "a.csv", sides[0].tolist())
+    b = _long_csv(tmp_path / "b.csv", sides[1].tolist())
+    code = f"""
+import contextlib, io, json, sys
+from evalsig.cli import main
+sys.argv = ["evalsig", "compare", {str(a)!r}, {str(b)!r}, "--run", "run", "--format", "json"]
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        main()
+    except SystemExit as exc:
+        assert exc.code in (0, None), exc.code
+print(json.dumps(["scipy.stats" in sys.modules, json.loads(out.getvalue())["method"]]))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == [False, method]

@@ -12,6 +12,7 @@ import numpy as np
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.load import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable, items_per_block
 from evalsig.errors import DataError
 from evalsig.inference._bootstrap import MIN_ITEMS as MIN_BOOTSTRAP_ITEMS
@@ -78,6 +79,9 @@ class ComparisonResult:
     percent_scale: bool
     """Whether all scores lie in [0, 1], so differences read as percentage points."""
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
+    """What was compared (each side's files, hashes, model, task, metric), the seed, the
+    evalsig version and the time."""
     _interval: Callable[[float, Alternative], tuple[float, float]] = field(
         repr=False, compare=False
     )
@@ -146,6 +150,7 @@ class ComparisonResult:
             "n_mismatched": self.n_mismatched,
             "percent_scale": self.percent_scale,
             "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
 
@@ -344,6 +349,10 @@ def compare_paired(
         n_mismatched=paired.n_mismatched,
         percent_scale=_in_unit_interval(paired, ranges),
         notes=tuple(notes),
+        provenance=provenance(
+            {"baseline": paired.baseline.origin, "candidate": paired.candidate.origin},
+            seed=test.seed,
+        ),
         _interval=test._interval,
     )
 

@@ -123,12 +123,12 @@ def test_audit_methods_clusters_and_fit(saved: Path) -> None:
 
 def test_audit_errors(saved: Path) -> None:
     unknown = runner.invoke(app, ["audit", "--method", "magic", "--simulations", "5"])
-    assert unknown.exit_code == 1
+    assert unknown.exit_code == 4
     assert "unknown audit method 'magic'" in unknown.stderr
     clash = runner.invoke(
         app, ["audit", "--fit", str(saved / "baseline.csv"), "--run", "run", "--icc", "0.1"]
     )
-    assert clash.exit_code == 1
+    assert clash.exit_code == 4
     assert "drop --icc" in clash.stderr
     usage = runner.invoke(app, ["audit", "--simulations", "0"])
     assert usage.exit_code == 2
@@ -154,7 +154,7 @@ def test_audit_claim_from_files(saved: Path, tmp_path: Path) -> None:
     assert ci.exit_code == 0
     assert "CONSISTENT" in ci.stdout
     nothing = runner.invoke(app, ["audit-claim", base, clone, "--run", "run"])
-    assert nothing.exit_code == 1
+    assert nothing.exit_code == 4
     assert "nothing to audit" in nothing.stderr
 
 

@@ -46,6 +46,9 @@ def _write(rows: list[dict[str, Any]], fmt: str, folder: Path) -> Path:
 def _same(fast: ScoreTable, slow: ScoreTable) -> None:
     assert fast.source == slow.source
     assert fast.notes == slow.notes
+    assert fast.origin == slow.origin
+    assert fast.origin is not None
+    assert fast.origin.files
     assert fast.binary == slow.binary
     assert fast.item_ids is not None
     assert slow.item_ids is not None
@@ -230,3 +233,14 @@ def test_text_labels_coded_in_order_of_first_appearance(values: list[str]) -> No
     expected_codes, expected = factorize(values)
     assert codes.tolist() == expected_codes.tolist()
     assert uniques.tolist() == expected.tolist()
+
+
+def test_an_empty_json_label_is_left_to_the_rows(tmp_path: Path) -> None:
+    """An empty string is an error as an id, run or cluster label (the rows say where), and
+    a content key like any other (found by the oracle above)."""
+    path = _write([{"item": "q0", "score": 1}, {"item": "", "score": 0}], "jsonl", tmp_path)
+    assert read_columnar(path, "jsonl", ReadOptions()) is None
+    with pytest.raises(EvalsigError, match=r"column 'item' is empty on 1 row\(s\) \('line 2'\)"):
+        load(path)
+    rows = [{"item": f"q{i}", "score": i % 2, "gold": "" if i else "A"} for i in range(4)]
+    assert _compare(_write(rows, "jsonl", tmp_path), "jsonl", ReadOptions(key_column="gold"))

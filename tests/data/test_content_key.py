@@ -210,7 +210,7 @@ def test_compare_cli_on_the_long_table(long_table: Path) -> None:
         f"model={MISTRAL_7B}",
     ]
     stopped = runner.invoke(app, args)
-    assert stopped.exit_code == 1
+    assert stopped.exit_code == 4
     assert "3 item(s) have a different content key" in stopped.stderr
     assert "--on-mismatch exclude" in stopped.stderr
     assert "Traceback" not in stopped.stderr

@@ -23,10 +23,10 @@ def test_notes_name_the_files_of_the_chosen_task_once() -> None:
     args = ["compare", str(new), str(old), "--task", "gsm8k", "--filter", "strict-match"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    lines = [line for line in result.stdout.splitlines() if "filter 'strict-match'" in line]
+    notes = [line for line in result.stdout.splitlines() if line.startswith("   - ")]
+    lines = [line for line in notes if "filter 'strict-match'" in line]
     assert len(lines) == 2  # one per side, each naming its own samples file
     assert all("samples_gsm8k_" in line and "2 files" not in line for line in lines)
-    notes = [line for line in result.stdout.splitlines() if line.startswith("   - ")]
     assert len(notes) == len(set(notes))  # no note printed twice
 
 

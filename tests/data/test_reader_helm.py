@@ -461,7 +461,7 @@ def test_inspect_names_the_version_and_chooses_a_model(runs: Path) -> None:
 
     runner = CliRunner()
     several = runner.invoke(app, ["inspect", str(runs)])
-    assert several.exit_code == 1
+    assert several.exit_code == 4
     assert "holds runs of 2 models ('eleutherai/pythia-1b-v0', 'openai/gpt2')" in several.output
     chosen = runner.invoke(app, ["inspect", str(runs), "--where", "model=openai/gpt2"])
     assert chosen.exit_code == 0, chosen.output

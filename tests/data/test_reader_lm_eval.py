@@ -173,7 +173,7 @@ def test_end_to_end_cli(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "+25.00 pp" in result.stdout
     ambiguous = CliRunner().invoke(app, ["compare", str(a), str(b)])
-    assert ambiguous.exit_code == 1
+    assert ambiguous.exit_code == 4
     assert "several metrics ('acc', 'acc_norm'); choose one with --metric" in ambiguous.stderr
 
 

@@ -288,7 +288,7 @@ def test_cli_compares_two_model_folders() -> None:
     assert result.exit_code == 0, result.output
     assert "n = 4 items" in result.stdout
     result = CliRunner().invoke(app, ["inspect", str(NEW)])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert "--where model=NAME" in result.output
 
 

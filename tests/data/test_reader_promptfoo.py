@@ -368,5 +368,5 @@ def test_inspect_names_the_harness_and_version() -> None:
     refused = subprocess.run(
         [sys.executable, "-m", "evalsig", "inspect", str(path)], capture_output=True, text=True
     )
-    assert refused.returncode == 1
+    assert refused.returncode == 4
     assert "2 providers, each one model" in refused.stderr + refused.stdout

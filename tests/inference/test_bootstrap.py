@@ -56,7 +56,7 @@ def test_acceleration_matches_jackknife_loop() -> None:
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 def test_pvalue_is_the_level_where_the_interval_touches_zero(kind: str, alternative: str) -> None:
     x, y = _data(6, n=400, shift=0.012 if alternative != "less" else -0.012)
-    r = bootstrap(x, y, interval=kind, alternative=alternative, rng=7)  # type: ignore[arg-type]
+    r = bootstrap(baseline=x, candidate=y, interval=kind, alternative=alternative, rng=7)  # type: ignore[arg-type]
     assert 0.005 < r.pvalue < 0.6  # replicates are dense near 0 here
     ci = r.confidence_interval(1 - r.pvalue)
     bound = ci.high if alternative == "less" else ci.low

@@ -136,7 +136,9 @@ def test_cr1_matches_statsmodels(seed: int) -> None:
     low, high = fit.conf_int(alpha=0.1)[0]
     assert (ours.ci.low, ours.ci.high) == pytest.approx((low, high), rel=1e-10)
     # one-sided p-values from the same t and df
-    greater = cluster_robust(np.zeros(len(d)), d, codes, variant="cr1", alternative="greater")
+    greater = cluster_robust(
+        baseline=np.zeros(len(d)), candidate=d, clusters=codes, variant="cr1", alternative="greater"
+    )
     assert greater.pvalue == pytest.approx(stats.t.sf(fit.tvalues[0], len(sizes) - 1), rel=1e-8)
 
 
@@ -304,7 +306,9 @@ def test_wild_exact_enumeration_matches_brute_force(seed: int) -> None:
     greater, less = _wild_brute_force(d, codes, 0.0)
     base = np.zeros(len(d))
     r = {
-        alt: cluster_bootstrap(base, d, codes, variant="wild", alternative=alt)  # type: ignore[arg-type]
+        alt: cluster_bootstrap(
+            baseline=base, candidate=d, clusters=codes, variant="wild", alternative=alt
+        )  # type: ignore[arg-type]
         for alt in ("greater", "less", "two-sided")
     }
     assert r["greater"].pvalue == pytest.approx(greater, rel=1e-12)
@@ -379,11 +383,13 @@ def _run(
 ) -> InferenceResult:
     """One test; at most 7 clusters here, so the wild bootstrap enumerates every sign vector."""
     if variant in ("cr1", "cr2"):
-        return cluster_robust(x, y, labels, variant=variant, **options)  # type: ignore[arg-type]
+        return cluster_robust(  # type: ignore[misc]
+            baseline=x, candidate=y, clusters=labels, variant=variant, **options
+        )
     return cluster_bootstrap(
-        x,
-        y,
-        labels,
+        baseline=x,
+        candidate=y,
+        clusters=labels,
         variant=variant,  # type: ignore[arg-type]
         n_resamples=300,
         rng=0,
@@ -581,7 +587,7 @@ def test_bad_options_and_scores() -> None:
     with pytest.raises(DataError, match=r"`rng` must be a numpy\.random\.Generator"):
         cluster_bootstrap(ZEROS, S, C, rng="seed")  # type: ignore[arg-type]
     with pytest.raises(DataError, match="`alternative` must be one of"):
-        cluster_robust(ZEROS, S, C, alternative="bigger")  # type: ignore[arg-type]
+        cluster_robust(baseline=ZEROS, candidate=S, clusters=C, alternative="bigger")  # type: ignore[arg-type]
     with pytest.raises(DataError, match="`confidence_level` must be a number strictly between"):
         cluster_bootstrap(ZEROS, S, C, confidence_level=95)
     with pytest.raises(AlignmentError, match=r"`baseline` has shape \(11,\)"):

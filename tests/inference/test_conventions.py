@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from evalsig.errors import DataError
 from evalsig.inference import bootstrap, paired_t
 
 RNG = np.random.default_rng(7)
@@ -50,7 +51,7 @@ def test_str_html_markdown_and_json_show_the_same_numbers() -> None:
 
 
 def test_one_sided_bound_is_null_in_json_with_the_reason() -> None:
-    document = paired_t(X, Y, alternative="greater").to_dict()
+    document = paired_t(baseline=X, candidate=Y, alternative="greater").to_dict()
     assert document["ci"]["high"] is None
     assert "one-sided" in document["nulls"]["ci.high"]
     assert document["nulls"]["seed"] == "no random draws"
@@ -63,3 +64,38 @@ def test_markdown_and_html_escape_notes() -> None:
     assert "a\\|b &lt;script&gt;" in markdown
     assert "<script>" not in r._repr_html_()
     assert "&lt;script&gt;" in r._repr_html_()
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_one_sided_direction_agrees_with_scipy_when_sides_are_named(alternative: str) -> None:
+    ours = paired_t(baseline=X, candidate=Y, alternative=alternative)
+    theirs = stats.ttest_rel(Y, X, alternative=alternative)  # scipy: first minus second
+    assert ours.pvalue == pytest.approx(theirs.pvalue, rel=1e-12)
+    assert ours.statistic == pytest.approx(theirs.statistic, rel=1e-12)
+    assert ours.estimate > 0  # Y was built above X
+    assert (ours.pvalue < 0.5) == (alternative == "greater")
+
+
+SIDED = {
+    "paired_t": lambda f, **kw: f(X, Y, **kw),
+    "mcnemar": lambda f, **kw: f(X > 0.5, Y > 0.5, **kw),
+    "wilcoxon": lambda f, **kw: f(X, Y, **kw),
+    "bootstrap": lambda f, **kw: f(X, Y, n_resamples=200, rng=0, **kw),
+    "permutation_test": lambda f, **kw: f(X, Y, n_resamples=200, rng=0, **kw),
+    "cluster_robust": lambda f, **kw: f(X, Y, np.arange(60) % 12, **kw),
+    "cluster_bootstrap": lambda f, **kw: f(X, Y, np.arange(60) % 12, n_resamples=200, **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIDED))
+def test_one_sided_tests_refuse_unnamed_sides(name: str) -> None:
+    import evalsig.inference as inference
+
+    test = getattr(inference, name)
+    call = SIDED[name]
+    with pytest.raises(DataError, match=rf"{name}\(baseline=x, candidate=y, alternative='less'\)"):
+        call(test, alternative="less")
+    with pytest.raises(DataError, match="opposite order"):
+        call(test, alternative="greater")
+    two_sided = call(test)  # the sides only change the sign: positional is allowed
+    assert np.isfinite(two_sided.pvalue)

@@ -38,7 +38,7 @@ def test_golden_exact_pvalue() -> None:
 def test_exact_matches_brute_force(alternative: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     d = rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0, 2.0], size=12)  # ties and zeros
-    r = permutation_test(np.zeros(12), d, alternative=alternative)  # type: ignore[arg-type]
+    r = permutation_test(baseline=np.zeros(12), candidate=d, alternative=alternative)  # type: ignore[arg-type]
     assert r.pvalue == pytest.approx(_brute_force(d, alternative), abs=1e-12)
 
 
@@ -46,8 +46,8 @@ def test_binary_exact_equals_exact_mcnemar() -> None:
     rng = np.random.default_rng(11)
     x = rng.integers(0, 2, 40)
     y = np.where(rng.random(40) < 0.3, 1 - x, x)
-    perm = permutation_test(x, y, alternative="greater", exact=True)
-    exact = mcnemar(x, y, variant="exact", alternative="greater")
+    perm = permutation_test(baseline=x, candidate=y, alternative="greater", exact=True)
+    exact = mcnemar(baseline=x, candidate=y, variant="exact", alternative="greater")
     assert perm.pvalue == pytest.approx(exact.pvalue, rel=1e-12)
 
 
@@ -74,10 +74,20 @@ def test_interval_inverts_the_test(exact: bool) -> None:
         inside = bound + (1e-6 if side == "greater" else -1e-6)
         outside = bound - (1e-6 if side == "greater" else -1e-6)
         p_in = permutation_test(
-            np.zeros(len(d)), d - inside, exact=exact, alternative=side, rng=15, n_resamples=4000
+            baseline=np.zeros(len(d)),
+            candidate=d - inside,
+            exact=exact,
+            alternative=side,
+            rng=15,
+            n_resamples=4000,
         ).pvalue
         p_out = permutation_test(
-            np.zeros(len(d)), d - outside, exact=exact, alternative=side, rng=15, n_resamples=4000
+            baseline=np.zeros(len(d)),
+            candidate=d - outside,
+            exact=exact,
+            alternative=side,
+            rng=15,
+            n_resamples=4000,
         ).pvalue
         assert p_out <= 0.025 < p_in
     assert r.ci.low < r.estimate < r.ci.high
@@ -103,7 +113,7 @@ def test_custom_statistic_matches_brute_force_swaps() -> None:
     def stat(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
         return _f1(cand) - _f1(base)
 
-    r = permutation_test(a, b, statistic=stat, alternative="greater")
+    r = permutation_test(baseline=a, candidate=b, statistic=stat, alternative="greater")
     observed = float(stat(a.sum(0), b.sum(0)))
     hits = 0
     for swap in itertools.product([0, 1], repeat=10):
@@ -116,8 +126,8 @@ def test_custom_statistic_matches_brute_force_swaps() -> None:
 
 def test_monte_carlo_distribution_is_symmetric() -> None:
     d = np.random.default_rng(17).normal(0, 1, 500)
-    g = permutation_test(np.zeros(500), d, alternative="greater", rng=18).pvalue
-    ls = permutation_test(np.zeros(500), d, alternative="less", rng=18).pvalue
+    g = permutation_test(baseline=np.zeros(500), candidate=d, alternative="greater", rng=18).pvalue
+    ls = permutation_test(baseline=np.zeros(500), candidate=d, alternative="less", rng=18).pvalue
     assert g + ls == pytest.approx(1.0, abs=2e-3)  # P(T* >= t) + P(T* <= t) = 1 + P(T* = t)
     z = stats.ttest_1samp(d, 0).pvalue
     two = permutation_test(np.zeros(500), d, rng=18).pvalue

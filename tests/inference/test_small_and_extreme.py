@@ -103,7 +103,7 @@ def test_one_cluster_through_the_cli(tmp_path: Path) -> None:
         (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     args = ["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--cluster", "cat"]
     result = runner.invoke(app, args)
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert result.stderr.startswith("evalsig: error: all 30 items are in one cluster")
     assert result.stderr.count("\n") == 1
 
@@ -128,7 +128,7 @@ def test_huge_scores_through_the_cli_json(tmp_path: Path) -> None:
     a.write_text("id,score\nq1,1e308\nq2,-1e308\nq3,1\n", encoding="utf-8")
     b.write_text("id,score\nq1,0\nq2,1\nq3,1\n", encoding="utf-8")
     result = runner.invoke(app, ["compare", str(a), str(b), "--format", "json"])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert "as large as 1e+308" in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""

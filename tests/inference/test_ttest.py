@@ -32,7 +32,7 @@ def test_matches_scipy_on_random_data(alternative: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     x = rng.random(50)
     y = x + rng.normal(0.02, 0.1, 50)
-    ours = paired_t(x, y, alternative=alternative, confidence_level=0.9)  # type: ignore[arg-type]
+    ours = paired_t(baseline=x, candidate=y, alternative=alternative, confidence_level=0.9)  # type: ignore[arg-type]
     theirs = stats.ttest_rel(y, x, alternative=alternative)
     assert ours.statistic == pytest.approx(theirs.statistic, rel=1e-12)
     assert ours.pvalue == pytest.approx(theirs.pvalue, rel=1e-10)
@@ -64,6 +64,6 @@ def test_bad_input() -> None:
     with pytest.raises(DataError, match="shape"):
         paired_t([[1, 2], [3, 4]], [[1, 2], [3, 4]])
     with pytest.raises(DataError, match="`alternative` must be one of"):
-        paired_t([1, 2], [2, 3], alternative="bigger")  # type: ignore[arg-type]
+        paired_t(baseline=[1, 2], candidate=[2, 3], alternative="bigger")  # type: ignore[arg-type]
     with pytest.raises(DataError, match="`confidence_level` must be a number strictly between"):
         paired_t([1, 2], [2, 3], confidence_level=95)

@@ -139,11 +139,11 @@ class TestGolden:
     def test_sign_convention(self) -> None:
         # "greater": the candidate scores higher, i.e. d = candidate - baseline > 0
         # scipy.stats.wilcoxon(D, alternative="greater") -> 0.0048828125 (= 5/1024)
-        r = wilcoxon(ZEROS, D, alternative="greater")
+        r = wilcoxon(baseline=ZEROS, candidate=D, alternative="greater")
         assert r.pvalue == pytest.approx(0.0048828125, rel=1e-12)
         assert r.statistic == 52.0  # W+ for a one-sided test, as scipy reports
         assert r.ci.high == math.inf
-        assert wilcoxon(D, ZEROS, alternative="less").pvalue == r.pvalue
+        assert wilcoxon(baseline=D, candidate=ZEROS, alternative="less").pvalue == r.pvalue
 
 
 # --- oracle: scipy.stats.wilcoxon --------------------------------------------------------
@@ -169,8 +169,8 @@ def test_normal_matches_scipy(
         if not np.any(d):
             continue
         ours = wilcoxon(
-            np.zeros(len(d)),
-            d,
+            baseline=np.zeros(len(d)),
+            candidate=d,
             method="normal",
             zero_method=zero_method,  # type: ignore[arg-type]
             correction=correction,
@@ -216,8 +216,8 @@ def test_auto_matches_scipy(alternative: str, zero_method: str, correction: bool
             d = draw(rng, n, kind)
             has_ties_or_zeros = len(np.unique(np.abs(d))) < n or not np.all(d)
             ours = wilcoxon(
-                np.zeros(n),
-                d,
+                baseline=np.zeros(n),
+                candidate=d,
                 zero_method=zero_method,  # type: ignore[arg-type]
                 correction=correction,
                 alternative=alternative,  # type: ignore[arg-type]
@@ -247,8 +247,8 @@ def test_exact_with_ties_and_zeros_is_the_conditional_exact_test(
         if not np.any(d):
             continue
         r = wilcoxon(
-            np.zeros(len(d)),
-            d,
+            baseline=np.zeros(len(d)),
+            candidate=d,
             zero_method=zero_method,  # type: ignore[arg-type]
             alternative=alternative,
             method="exact",
@@ -270,7 +270,7 @@ def test_small_sample_with_ties_is_exact() -> None:
 def test_binary_differences_give_the_sign_test() -> None:
     """All |d| tied: the exact signed-rank test is the exact sign test (McNemar)."""
     d = np.array([1.0] * 9 + [-1.0] * 3 + [0.0] * 20)
-    r = wilcoxon(np.zeros(len(d)), d, alternative="greater")
+    r = wilcoxon(baseline=np.zeros(len(d)), candidate=d, alternative="greater")
     assert r.pvalue == pytest.approx(stats.binomtest(9, 12, 0.5, alternative="greater").pvalue)
 
 
@@ -305,7 +305,7 @@ def test_exact_interval_matches_brute_force(alternative: str) -> None:
         null = enumerated_null(m)
         d = rng.normal(0.5, 1.0, m)
         walsh = walsh_averages(d)
-        r = wilcoxon(np.zeros(m), d, method="exact", alternative=alternative)  # type: ignore[arg-type]
+        r = wilcoxon(baseline=np.zeros(m), candidate=d, method="exact", alternative=alternative)  # type: ignore[arg-type]
         for level in (0.5, 0.8, 0.9, 0.95, 0.99):
             tail = 1 - level if alternative != "two-sided" else (1 - level) / 2
             expected = brute_interval(walsh, brute_force_k(null, tail), alternative)
@@ -324,8 +324,8 @@ def test_normal_interval_matches_brute_force(alternative: str, zero_method: str)
         m = len(used)
         walsh = walsh_averages(used)
         r = wilcoxon(
-            np.zeros(n),
-            d,
+            baseline=np.zeros(n),
+            candidate=d,
             method="normal",
             zero_method=zero_method,  # type: ignore[arg-type]
             alternative=alternative,  # type: ignore[arg-type]
@@ -487,8 +487,8 @@ def test_swapping_models_flips_the_sign(
     assert (backward.ci.low, backward.ci.high) == (-forward.ci.high, -forward.ci.low)
     assert backward.pvalue == pytest.approx(forward.pvalue, rel=1e-12)
     assert backward.statistic == forward.statistic
-    greater = wilcoxon(x, y, alternative="greater", **opts)
-    less = wilcoxon(y, x, alternative="less", **opts)
+    greater = wilcoxon(baseline=x, candidate=y, alternative="greater", **opts)
+    less = wilcoxon(baseline=y, candidate=x, alternative="less", **opts)
     assert greater.pvalue == pytest.approx(less.pvalue, rel=1e-12)
     assert greater.ci.low == -less.ci.high
 
@@ -498,7 +498,7 @@ def test_interval_contains_the_estimate(
     pairs: list[tuple[float, float]], opts: dict[str, Any], alternative: str
 ) -> None:
     x, y = (np.array(v) for v in zip(*pairs, strict=True))
-    r = wilcoxon(x, y, alternative=alternative, **opts)  # type: ignore[arg-type]
+    r = wilcoxon(baseline=x, candidate=y, alternative=alternative, **opts)  # type: ignore[arg-type]
     assert r.ci.contains(r.estimate)
     wider = r.confidence_interval(0.99)
     assert wider.low <= r.ci.low
@@ -561,7 +561,7 @@ def test_all_differences_zero(zero_method: str, method: str) -> None:
     assert (r.ci.low, r.ci.high) == (0.0, 0.0)
     assert r.confidence_interval(0.5) == ConfidenceInterval(low=0.0, high=0.0, confidence_level=0.5)
     assert "every per-item difference is 0 (4 items)" in r.notes[0]
-    greater = wilcoxon(scores, scores, alternative="greater")
+    greater = wilcoxon(baseline=scores, candidate=scores, alternative="greater")
     assert (greater.ci.low, greater.ci.high) == (0.0, math.inf)
 
 
@@ -616,7 +616,7 @@ def test_bad_options() -> None:
     ):
         wilcoxon(ZEROS, D, method="asymptotic")  # type: ignore[arg-type]
     with pytest.raises(DataError, match=r"`alternative` must be one of .*; got 'bigger'"):
-        wilcoxon(ZEROS, D, alternative="bigger")  # type: ignore[arg-type]
+        wilcoxon(baseline=ZEROS, candidate=D, alternative="bigger")  # type: ignore[arg-type]
     with pytest.raises(DataError, match=r"`confidence_level` must be .* got 95\."):
         wilcoxon(ZEROS, D, confidence_level=95)
 

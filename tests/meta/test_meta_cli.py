@@ -45,7 +45,7 @@ def reports(tmp_path: Path) -> Path:
 
 
 def test_text(reports: Path) -> None:
-    result = runner.invoke(app, ["meta", str(reports), "--seed", "1", "--n-resamples", "200"])
+    result = runner.invoke(app, ["meta", str(reports), "--seed", "1", "--resamples", "200"])
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.startswith("Meta-analysis of published benchmark scores")
@@ -70,7 +70,7 @@ def test_json_and_report_roundtrip(reports: Path, tmp_path: Path) -> None:
             "json",
             "-o",
             str(out),
-            "--n-resamples",
+            "--resamples",
             "0",
         ],
     )
@@ -95,13 +95,13 @@ def test_json_and_report_roundtrip(reports: Path, tmp_path: Path) -> None:
 
 
 def test_markdown_and_html_escape(reports: Path, tmp_path: Path) -> None:
-    md = runner.invoke(app, ["meta", str(reports), "--format", "markdown", "--n-resamples", "0"])
+    md = runner.invoke(app, ["meta", str(reports), "--format", "markdown", "--resamples", "0"])
     assert md.exit_code == 0, md.output
     assert HOSTILE not in md.stdout
     assert r"&lt;script&gt;alert(1)&lt;/script&gt;\|x" in md.stdout
     target = tmp_path / "meta.html"
     html = runner.invoke(
-        app, ["meta", str(reports), "--format", "html", "-o", str(target), "--n-resamples", "0"]
+        app, ["meta", str(reports), "--format", "html", "-o", str(target), "--resamples", "0"]
     )
     assert html.exit_code == 0, html.output
     page = target.read_text()
@@ -113,9 +113,7 @@ def test_markdown_and_html_escape(reports: Path, tmp_path: Path) -> None:
 def test_plots(reports: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     folder = tmp_path / "plots"
-    result = runner.invoke(
-        app, ["meta", str(reports), "--plots", str(folder), "--n-resamples", "0"]
-    )
+    result = runner.invoke(app, ["meta", str(reports), "--plots", str(folder), "--resamples", "0"])
     assert result.exit_code == 0, result.output
     assert "wrote 10 plot files" in result.stderr
     assert {p.suffix for p in folder.iterdir()} == {".png", ".svg"}
@@ -127,7 +125,7 @@ def test_bad_row_exits_1_with_one_line(tmp_path: Path) -> None:
         "model,benchmark,source,score,se\nm,b,p1,81.0,1.0\nm,b,p2,79.0,0\n", encoding="utf-8"
     )
     result = runner.invoke(app, ["meta", str(path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith("evalsig: error:")
@@ -137,7 +135,7 @@ def test_bad_row_exits_1_with_one_line(tmp_path: Path) -> None:
 
 def test_missing_file_and_usage_errors(tmp_path: Path) -> None:
     missing = runner.invoke(app, ["meta", str(tmp_path / "nope.csv")])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 4
     assert "cannot read" in missing.stderr
     usage = runner.invoke(app, ["meta", str(tmp_path / "x.csv"), "--method", "bogus"])
     assert usage.exit_code == 2

@@ -122,7 +122,7 @@ def test_power_from_pilot_files(pilot: tuple[Path, Path]) -> None:
 )
 def test_power_errors_are_one_line(args: list[str], message: str) -> None:
     result = runner.invoke(app, ["power", *args])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
@@ -140,7 +140,7 @@ def test_resolution_table_escapes_names(leaderboard: Path) -> None:
 
 def test_resolution_json_and_bootstrap(leaderboard: Path) -> None:
     args = ["resolution", str(leaderboard), "--cluster", "subject", "--pairs", "all"]
-    result = runner.invoke(app, [*args, "--bootstrap", "100", "--seed", "3", "--format", "json"])
+    result = runner.invoke(app, [*args, "--resamples", "100", "--seed", "3", "--format", "json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     _validate(data)
@@ -152,8 +152,8 @@ def test_resolution_json_and_bootstrap(leaderboard: Path) -> None:
 
 
 def test_resolution_without_clusters_refuses_a_bootstrap(leaderboard: Path) -> None:
-    result = runner.invoke(app, ["resolution", str(leaderboard), "--bootstrap", "10"])
-    assert result.exit_code == 1
+    result = runner.invoke(app, ["resolution", str(leaderboard), "--resamples", "10"])
+    assert result.exit_code == 4
     assert "needs item clusters" in result.stderr
 
 
@@ -193,7 +193,7 @@ def test_resolution_checks_the_models_share_their_items(tmp_path: Path) -> None:
     path = tmp_path / "uneven.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     stopped = runner.invoke(app, ["resolution", str(path)])
-    assert stopped.exit_code == 1
+    assert stopped.exit_code == 4
     assert "'m2' lacks 20" in stopped.stderr
     assert "--on-missing intersect" in stopped.stderr
     done = runner.invoke(

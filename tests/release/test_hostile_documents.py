@@ -166,7 +166,7 @@ def test_report_refuses_damaged_results(tmp_path: Path, edit: Any, message: str)
     path = tmp_path / "r.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     result = runner.invoke(app, ["report", str(path), "-o", str(tmp_path / "r.html")])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert result.stderr.startswith(f"evalsig: error: {path}: ")
     assert message in result.stderr
     assert result.stderr.count("\n") == 1
@@ -180,7 +180,7 @@ def test_report_refuses_duplicate_keys_and_deep_nesting(tmp_path: Path) -> None:
     deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     for path, message in ((dup, "key 'kind' appears twice"), (deep, "nested deeper than 64")):
         result = runner.invoke(app, ["report", str(path)])
-        assert result.exit_code == 1
+        assert result.exit_code == 4
         assert message in result.stderr
         assert "Traceback" not in result.stderr
 
@@ -200,7 +200,7 @@ def test_meta_json_refuses_duplicate_keys(tmp_path: Path) -> None:
     row = '{"model": "a", "benchmark": "b", "source": "s", "score": 1, "score": 2, "se": 1}'
     path.write_text(f"[{row}]", encoding="utf-8")
     result = runner.invoke(app, ["meta", str(path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert "key 'score' appears twice" in result.stderr
 
 
@@ -325,7 +325,7 @@ def test_a_damaged_registration_record_is_one_line(
     record.write_text(json.dumps(data), encoding="utf-8")
     for args, code in (
         (["gate", "--policy", str(policy), str(a), str(b)], 4),
-        (["register", str(policy)], 1),
+        (["register", str(policy)], 4),
     ):
         result = runner.invoke(app, args)
         assert result.exit_code == code

@@ -217,7 +217,7 @@ def test_report_checks_every_renderer(tmp_path: Path) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
     for fmt in ("markdown", "text", "html", "json"):
         outcome = runner.invoke(app, ["report", str(path), "--format", fmt])
-        assert outcome.exit_code == 1
+        assert outcome.exit_code == 4
         assert outcome.stderr == (
             f"evalsig: error: {path}: an incomplete or edited comparison result (a field or "
             "value 'sideways' is missing or not one evalsig writes); re-create it with "
@@ -257,7 +257,7 @@ def test_meta_refuses_containers_as_names_and_overflowing_numbers(tmp_path: Path
     path = tmp_path / "reports.json"
     path.write_text(json.dumps([row]), encoding="utf-8")
     outcome = runner.invoke(app, ["meta", str(path)])
-    assert outcome.exit_code == 1
+    assert outcome.exit_code == 4
     assert outcome.stderr == (
         f"evalsig: error: {path} row 1: `model` is a list of 1 entries; give a name (text), "
         "not a list.\n"
@@ -265,7 +265,7 @@ def test_meta_refuses_containers_as_names_and_overflowing_numbers(tmp_path: Path
     csv = tmp_path / "reports.csv"
     csv.write_text("model,benchmark,source,score,se\na,b,s,0.5," + "9" * 400 + "\n")
     outcome = runner.invoke(app, ["meta", str(csv)])
-    assert outcome.exit_code == 1
+    assert outcome.exit_code == 4
     assert "`se` is '99999" in outcome.stderr
     assert "...; give a finite number." in outcome.stderr
     assert len(outcome.stderr) < 300
@@ -399,9 +399,9 @@ def test_any_damaged_gate_result_renders_or_fails_in_one_line(
         path = Path(folder) / "r.json"
         path.write_text(json.dumps(data), encoding="utf-8")
         outcome = runner.invoke(app, ["report", str(path), "--format", fmt])
-    assert outcome.exit_code in (0, 1), outcome.exception
+    assert outcome.exit_code in (0, 4), outcome.exception
     assert outcome.exception is None or isinstance(outcome.exception, SystemExit)
-    if outcome.exit_code == 1:
+    if outcome.exit_code == 4:
         assert outcome.stderr.startswith(f"evalsig: error: {path}: ")
         assert outcome.stderr.count("\n") == 1
         assert len(outcome.stderr) < 600

@@ -112,7 +112,7 @@ def test_an_edited_result_through_the_cli_is_one_line_and_exit_1(tmp_path: Path)
     path = tmp_path / "gate.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     result = runner.invoke(app, ["report", str(path), "-o", str(tmp_path / "r.html")])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert result.stderr.startswith(f"evalsig: error: {path}: a gate result with a field of ")
     assert result.stderr.count("\n") == 1
     assert not (tmp_path / "r.html").exists()

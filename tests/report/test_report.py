@@ -141,7 +141,7 @@ def test_report_command(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"kind": "comparison", "schema_version": 1, "estimate": NaN}', "utf-8")
     refused = runner.invoke(app, ["report", str(bad)])
-    assert refused.exit_code == 1
+    assert refused.exit_code == 4
     assert "not strict JSON (NaN is not valid in strict JSON)" in refused.stderr
     old = tmp_path / "old.json"
     old.write_text('{"kind": "comparison", "schema_version": 0}', "utf-8")

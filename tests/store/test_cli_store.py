@@ -61,7 +61,7 @@ def test_ingest_prints_one_line_per_file_and_a_summary(
             "quiz",
         ],
     )
-    assert again.exit_code == 1  # tuned.csv is another file of model 'base': a conflict
+    assert again.exit_code == 4  # tuned.csv is another file of model 'base': a conflict
     assert again.stderr.startswith(f"evalsig: error: {files['tuned']}: scores for the same")
     tuned = _ingest(store, files["tuned"], "tuned")
     assert tuned.exit_code == 0, tuned.output
@@ -109,7 +109,7 @@ def test_conflicting_file_is_one_error_line_and_exit_1(
         app,
         ["ingest", str(files["tuned"]), "--store", str(store), "--model", "base", "--task", "quiz"],
     )
-    assert clash.exit_code == 1
+    assert clash.exit_code == 4
     lines = clash.stderr.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"evalsig: error: {files['tuned']}: scores for the same model")
@@ -138,7 +138,7 @@ def test_conflicting_file_is_one_error_line_and_exit_1(
 def test_missing_model_name_is_a_data_error(files: dict[str, Path], tmp_path: Path) -> None:
     store = tmp_path / "results.duckdb"
     result = runner.invoke(app, ["ingest", str(files["base"]), "--store", str(store)])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert result.stderr.strip() == (
         f"evalsig: error: {files['base']}: cannot tell which model these scores are from: "
         "csv files do not name the model they scored. Give the model with --model NAME "
@@ -160,7 +160,7 @@ def test_usage_errors_exit_2(files: dict[str, Path], tmp_path: Path) -> None:
 def test_store_info_of_a_missing_store(tmp_path: Path) -> None:
     missing = tmp_path / "nothing.duckdb"
     result = runner.invoke(app, ["store-info", "--store", str(missing)])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     assert result.stderr.strip() == (
         f"evalsig: error: {missing}: no results store there; create one with evalsig ingest "
         f"PATH... --store {missing}."

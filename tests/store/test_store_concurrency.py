@@ -296,7 +296,7 @@ def test_two_ingests_at_once_both_succeed_one_after_the_other(store: Path, tmp_p
 def test_store_info_during_a_write_is_one_error_line(store: Path) -> None:
     with held(store) as holder:
         result = runner.invoke(app, ["store-info", "--store", str(store), "--lock-timeout", "0.3"])
-    assert result.exit_code == 1
+    assert result.exit_code == 4
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(
         f"evalsig: error: {store}: the results store is locked: another process "
@@ -328,7 +328,7 @@ def test_leaderboard_and_ingest_honour_the_lock_timeout(store: Path, tmp_path: P
              "--lock-timeout", "0.2"],
         )  # fmt: skip
     for result, doing in ((board, "open for writing"), (ingest, "open (to read or to write)")):
-        assert result.exit_code == 1
+        assert result.exit_code == 4
         (line,) = result.stderr.strip().splitlines()
         assert f"has it {doing}; waited 0." in line
     with ResultsStore(store, read_only=True) as db:

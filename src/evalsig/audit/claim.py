@@ -174,6 +174,7 @@ class ClaimAudit:
                 c.to_dict(nulls, f"candidates[{i}]") for i, c in enumerate(self.candidates)
             ],
             "notes": list(self.notes),
+            "provenance": None if h.provenance is None else h.provenance.to_dict(),
             "nulls": nulls,
         }
 

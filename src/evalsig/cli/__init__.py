@@ -2,7 +2,9 @@
 ``power``, ``resolution``, ``monitor``, ``leaderboard``, ``ingest``, ``store-info``,
 ``meta``, ``audit``, ``audit-claim``, ``simulate``, ``demo``.
 
-Exit codes: 0 done; 1 a data error (one line on stderr, no traceback); 2 a usage error.
+Exit codes, one scheme for every command (:data:`evalsig.cli.app.EXIT_CODES`): 0 success,
+1 gate FAIL / monitor baseline better, 2 usage error, 3 gate INCONCLUSIVE / monitor not yet
+resolved, 4 data error (one line on stderr, no traceback).
 """
 
 from evalsig.cli import (

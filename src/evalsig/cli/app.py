@@ -1,47 +1,81 @@
 """The Typer application, its error handling and shared option types.
 
 Every failure the user can fix is one line on stderr, ``evalsig: error: ...``, naming the
-file or argument and the fix, with the command's data-error exit code
-(:data:`DATA_ERROR_CODES`); never a traceback.
+file or argument and the fix, with exit code :data:`EXIT_DATA_ERROR` (4) for every
+command; never a traceback. The exit codes are one scheme for all commands (:data:`EXIT_CODES`).
 """
 
 from __future__ import annotations
 
 import errno
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand
 
 from evalsig import __version__
 from evalsig.defaults import MAX_DECOMPRESSED_ENV as ENV_VAR
 from evalsig.errors import EvalsigError
 
 __all__ = [
-    "DATA_ERROR_CODES",
+    "EXIT_CODES",
+    "EXIT_DATA_ERROR",
+    "EXIT_FAILED",
+    "EXIT_INCONCLUSIVE",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Command",
     "OutputFormat",
     "app",
+    "command",
     "data_errors",
+    "epilog",
     "fail",
     "failure_line",
     "main",
+    "note",
+    "verbosity",
 ]
 
-DATA_ERROR_CODES = {"gate": 4, "monitor": 4}
-"""The exit code of a data error, by command (their own results use 1 and 3); others: 1."""
+EXIT_OK = 0
+"""Done; gate PASS; monitor: the candidate is better."""
+EXIT_FAILED = 1
+"""gate FAIL; monitor: the baseline is better."""
+EXIT_USAGE = 2
+"""A usage error (click's own code): an unknown option, a bad value."""
+EXIT_INCONCLUSIVE = 3
+"""gate INCONCLUSIVE; monitor: not yet resolved."""
+EXIT_DATA_ERROR = 4
+"""A data error, for every command: a bad file, field or value (one line, no traceback)."""
+
+EXIT_CODES = {
+    EXIT_OK: "success, gate PASS, monitor candidate better",
+    EXIT_FAILED: "gate FAIL, monitor baseline better",
+    EXIT_USAGE: "usage error",
+    EXIT_INCONCLUSIVE: "gate INCONCLUSIVE, monitor not yet resolved",
+    EXIT_DATA_ERROR: "data error (a bad file, field or value; one line on stderr)",
+}
+"""The one exit-code scheme of every command, shown in ``--help``."""
+
+EXIT_HELP = "Exit codes: " + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()) + "."
+"""The exit codes as one line, for the root help and every command's help."""
 
 
 FAILURES = (EvalsigError, OSError, UnicodeDecodeError, RecursionError, MemoryError)
 """What becomes one line and a data-error exit code instead of a traceback."""
 
 EPILOG = (
-    "Exit codes: 0 done; 1 a data error (one line on stderr, no traceback); 2 a usage error. "
-    "gate: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 4 data error. monitor: 0 candidate better, "
-    "1 baseline better, 3 not yet resolved, 4 data error.\n\n"
+    "Example: evalsig compare base.jsonl cand.jsonl --id doc_id --score acc (then evalsig "
+    "COMMAND --help).\n\n"
+    f"{EXIT_HELP}\n\n"
+    "A path given as - reads standard input. Shell completion: evalsig "
+    "--install-completion (or --show-completion to print the script).\n\n"
     f"Compressed inputs (.gz, zip members) may expand to 1 GiB; set {ENV_VAR} (e.g. 4G) "
     "to change the cap."
 )
@@ -50,14 +84,16 @@ app = typer.Typer(
     name="evalsig",
     help="Is the difference between two evaluated models real? Paired tests done right.",
     epilog=EPILOG,
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
 
+CommandFunction = TypeVar("CommandFunction", bound=Callable[..., Any])
+
 _invoked: dict[str, str] = {}
-"""The command being run (set by the root callback), for :func:`main`'s last resort."""
+"""The command being run and the verbosity (set by the root callback)."""
 
 
 class OutputFormat(str, Enum):
@@ -67,15 +103,49 @@ class OutputFormat(str, Enum):
     html = "html"
 
 
-def data_error_code() -> int:
-    """The running command's data-error exit code (1 unless :data:`DATA_ERROR_CODES` says)."""
-    return DATA_ERROR_CODES.get(_invoked.get("command", ""), 1)
+def epilog(example: str) -> str:
+    """A command's help epilog: an example command line and the exit codes."""
+    return f"Example: {example}\n\n{EXIT_HELP}"
 
 
-def fail(message: str, code: int | None = None) -> NoReturn:
+class Command(TyperCommand):
+    """A command whose usage line shows its arguments in capitals: ``BASELINE CANDIDATE``."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's vendored click Context
+        return [_capitals(piece) for piece in super().collect_usage_pieces(ctx)]
+
+
+def _capitals(piece: str) -> str:
+    """``{baseline}`` as ``BASELINE``, ``[source]`` as ``[SOURCE]``, ``{paths}...`` as
+    ``PATHS...`` (typer shows required arguments in braces, lower case)."""
+    if piece.startswith("{") and "}" in piece:
+        name, _, rest = piece[1:].partition("}")
+        return name.upper() + rest
+    if piece.startswith("[") and piece != "[OPTIONS]":
+        return piece.upper()
+    return piece
+
+
+def command(name: str, *, example: str) -> Callable[[CommandFunction], CommandFunction]:
+    """Register a command; its help ends with ``example`` and the exit codes."""
+    return app.command(name, cls=Command, epilog=epilog(example))
+
+
+def verbosity() -> str:
+    """``quiet`` (only the result), ``verbose`` (progress and timings) or ``normal``."""
+    return _invoked.get("verbosity", "normal")
+
+
+def note(message: str) -> None:
+    """A note or progress line on stderr, unless ``--quiet``."""
+    if verbosity() != "quiet":
+        typer.echo(message, err=True)
+
+
+def fail(message: str, code: int = EXIT_DATA_ERROR) -> NoReturn:
     """Print ``evalsig: error: message`` as one line and exit with the data-error code."""
     typer.echo(f"evalsig: error: {' '.join(message.split())}", err=True)
-    raise typer.Exit(data_error_code() if code is None else code)
+    raise typer.Exit(code)
 
 
 _WHY = {
@@ -113,11 +183,11 @@ def failure_line(exc: BaseException) -> str:
 
 
 @contextmanager
-def data_errors(code: int | None = None) -> Iterator[None]:
+def data_errors(code: int = EXIT_DATA_ERROR) -> Iterator[None]:
     """Turn a failure the user can fix into one line on stderr and the data-error exit code.
 
     Evalsig errors, and as a last resort OSError, UnicodeDecodeError, RecursionError and
-    MemoryError; ``code`` defaults to the command's (:func:`data_error_code`).
+    MemoryError.
     """
     try:
         yield
@@ -138,9 +208,22 @@ def _root(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Only the result: no notes or progress.")
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Progress and timings on stderr.")
+    ] = False,
 ) -> None:
     """Paired significance tests for language-model evaluations."""
+    if quiet and verbose:
+        raise typer.BadParameter("give --quiet or --verbose, not both.")
     _invoked["command"] = context.invoked_subcommand or ""
+    _invoked["verbosity"] = "quiet" if quiet else "verbose" if verbose else "normal"
+    if verbose and not sys.stderr.isatty():  # a terminal shows progress bars (see _run)
+        from evalsig.progress import reporting
+
+        context.with_resource(reporting(_progress_lines()))
 
 
 def main() -> None:
@@ -153,11 +236,22 @@ def main() -> None:
         _run()
     except FAILURES as exc:
         typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
-        sys.exit(DATA_ERROR_CODES.get(_invoked.get("command", ""), 1))
+        sys.exit(EXIT_DATA_ERROR)
 
 
 def _run() -> None:
-    """Run the application (progress bars on stderr when it is a terminal)."""
+    """Run the application; with ``--verbose``, say how long the command took."""
+    started = time.perf_counter()
+    try:
+        _run_reporting()
+    finally:
+        if verbosity() == "verbose":
+            took = time.perf_counter() - started
+            typer.echo(f"evalsig: {_invoked.get('command', '')} took {took:.2f} s", err=True)
+
+
+def _run_reporting() -> None:
+    """Progress bars on stderr when it is a terminal (``--verbose`` elsewhere: lines)."""
     if not sys.stderr.isatty():
         app(prog_name="evalsig")
         return
@@ -169,6 +263,8 @@ def _run() -> None:
         tasks: dict[str, object] = {}
 
         def show(label: str, done: float, total: float) -> None:
+            if verbosity() == "quiet":
+                return
             if label not in tasks:
                 tasks[label] = bars.add_task(label, total=total)
             bars.update(tasks[label], completed=done, total=total)  # type: ignore[arg-type]
@@ -176,3 +272,22 @@ def _run() -> None:
         with reporting(show):
             app(prog_name="evalsig")
     sys.exit(0)
+
+
+def _progress_lines() -> Callable[[str, float, float], None]:
+    """A reporter that prints a line when a stage starts and ends, under ``--verbose``."""
+    started: dict[str, float] = {}
+    finished: set[str] = set()
+
+    def show(label: str, done: float, total: float) -> None:
+        if verbosity() != "verbose" or label in finished:
+            return
+        if label not in started:
+            started[label] = time.perf_counter()
+            typer.echo(f"evalsig: {label} ...", err=True)
+        if total and done >= total:
+            finished.add(label)
+            took = time.perf_counter() - started[label]
+            typer.echo(f"evalsig: {label}: done in {took:.2f} s", err=True)
+
+    return show

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.app import OutputFormat, command, data_errors, note
 from evalsig.cli.options import (
     ClusterColumn,
     Format,
@@ -26,6 +26,7 @@ from evalsig.cli.options import (
     Task,
 )
 from evalsig.cli.output import emit
+from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import DataError
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def _list_methods() -> str:
     return "\n".join(lines)
 
 
-@app.command("audit")
+@command("audit", example="evalsig audit --simulations 200 --seed 1")
 def audit_command(
     simulations: Annotated[
         int, typer.Option("--simulations", min=1, help="Simulated benchmarks.")
@@ -215,7 +216,9 @@ def audit_command(
     )
 
 
-@app.command("audit-claim")
+@command(
+    "audit-claim", example="evalsig audit-claim base.csv cand.csv --ci 0.01 0.05 --resamples 1000"
+)
 def audit_claim_command(
     baseline: Annotated[str, typer.Argument(help="Baseline results (runs x items).")],
     candidate: Annotated[str, typer.Argument(help="Candidate results on the same items.")],
@@ -262,11 +265,11 @@ def audit_claim_command(
     from evalsig.data import load
     from evalsig.report import audit as views
 
-    with data_errors():
+    with data_errors(), stdin_paths([baseline, candidate], input_format) as paths:
         tables = [
             load(
                 path,
-                name=path,
+                name=name,
                 id_column=id_column,
                 score_column=score_column,
                 run_column=run_column,
@@ -275,7 +278,7 @@ def audit_claim_command(
                 task=task,
                 metric=metric,
             )
-            for path in (baseline, candidate)
+            for name, path in zip((baseline, candidate), paths, strict=True)
         ]
         result = audit_claim(
             tables[0],
@@ -301,7 +304,7 @@ def audit_claim_command(
     )
 
 
-@app.command("simulate")
+@command("simulate", example="evalsig simulate --n-items 500 --uplift 0.02 --seed 1")
 def simulate_command(
     n_items: NItems = None,
     runs: Runs = None,
@@ -366,7 +369,7 @@ def simulate_command(
                 ("finetune", sim.finetune),
             ):
                 _write_long(save / f"{name}.csv", scores, sim.clusters)
-            typer.echo(f"wrote baseline.csv, clone.csv and finetune.csv to {save}", err=True)
+            note(f"wrote baseline.csv, clone.csv and finetune.csv to {save}")
     emit(
         result.to_dict(),
         output_format,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     ClusterColumn,
     Format,
@@ -27,6 +27,7 @@ from evalsig.cli.options import (
     parse_where,
 )
 from evalsig.cli.output import emit
+from evalsig.cli.stdin import stdin_paths
 from evalsig.report.comparison import as_markdown, as_text
 
 if TYPE_CHECKING:
@@ -72,11 +73,11 @@ def _check_level(value: float) -> float:
     return value
 
 
-@app.command("compare")
+@command("compare", example="evalsig compare base.jsonl cand.jsonl --id doc_id --score acc")
 def compare_command(
     baseline: Annotated[
         str,
-        typer.Argument(help="Baseline results: a file, a directory or a quoted glob of runs."),
+        typer.Argument(help="Baseline results: a file, a folder, a quoted glob, or - (stdin)."),
     ],
     candidate: Annotated[str, typer.Argument(help="Candidate results on the same items.")],
     id_column: IdColumn = None,
@@ -148,7 +149,7 @@ def compare_command(
     from evalsig.comparison import compare
     from evalsig.data import load
 
-    with data_errors():
+    with data_errors(), stdin_paths([baseline, candidate], input_format) as paths:
         shared = parse_where(where)
         tables = [
             load(
@@ -170,7 +171,7 @@ def compare_command(
                 separator=separator,
                 format=input_format,
             )
-            for path, side in ((baseline, baseline_where), (candidate, candidate_where))
+            for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
         ]
         result = compare(
             tables[0],

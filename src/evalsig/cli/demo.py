@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.compare import render
 from evalsig.cli.output import result_console
 
@@ -30,7 +30,7 @@ def _write_long_csv(path: Path, scores: np.ndarray) -> None:
                 writer.writerow([f"q{item:04d}", run, f"subject-{item % N_SUBJECTS:02d}", value])
 
 
-@app.command("demo")
+@command("demo", example="evalsig demo --dir demo")
 def demo_command(
     directory: Annotated[
         Path, typer.Option("--dir", help="Where to write the simulated result files.")

@@ -1,6 +1,7 @@
 """``evalsig register POLICY`` and ``evalsig gate --policy POLICY BASELINE CANDIDATE``.
 
-Exit codes of ``gate``: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 usage error, 4 data error.
+Exit codes of ``gate`` (the scheme of every command, :data:`evalsig.cli.app.EXIT_CODES`):
+0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 usage error, 4 data error.
 """
 
 from __future__ import annotations
@@ -12,9 +13,31 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
-from evalsig.cli.options import Format, Output
+from evalsig.cli.app import (
+    EXIT_DATA_ERROR,
+    FAILURES,
+    OutputFormat,
+    command,
+    failure_line,
+)
+from evalsig.cli.options import (
+    ClusterColumn,
+    Filter,
+    Format,
+    IdColumn,
+    InputFormat,
+    KeyColumn,
+    Metric,
+    Output,
+    RunColumn,
+    ScoreColumn,
+    Separator,
+    TaskColumn,
+    Where,
+    read_options,
+)
 from evalsig.cli.output import emit, result_console
+from evalsig.cli.stdin import stdin_paths
 from evalsig.report.gate import HEADER, as_markdown, as_text, family_line, rows
 
 if TYPE_CHECKING:
@@ -22,15 +45,13 @@ if TYPE_CHECKING:
 
 __all__ = ["gate_command", "register_command"]
 
-DATA_ERROR = 4
-
 
 def _fail(exc: BaseException, code: int) -> typer.Exit:
     typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
     return typer.Exit(code)
 
 
-@app.command("register")
+@command("register", example="evalsig register policy.yaml")
 def register_command(
     policy: Annotated[Path, typer.Argument(help="The gate policy (YAML or JSON).")],
     output: Output = None,
@@ -41,7 +62,7 @@ def register_command(
     try:
         record, path = register(load_policy(policy), path=output)
     except FAILURES as exc:
-        raise _fail(exc, 1) from None
+        raise _fail(exc, EXIT_DATA_ERROR) from None
     typer.echo(
         f"registered {record.policy_name!r}: {len(record.family)} task(s) "
         f"({', '.join(record.family)}), digest {record.policy_digest[:12]}, at "
@@ -49,11 +70,24 @@ def register_command(
     )
 
 
-@app.command("gate")
+@command("gate", example="evalsig gate --policy policy.yaml results/base results/cand")
 def gate_command(
-    baseline: Annotated[str, typer.Argument(help="Baseline results: a directory or files.")],
+    baseline: Annotated[
+        str, typer.Argument(help="Baseline results: a directory or files (-: stdin).")
+    ],
     candidate: Annotated[str, typer.Argument(help="Candidate results on the same tasks.")],
     policy: Annotated[Path, typer.Option("--policy", help="The gate policy (YAML or JSON).")],
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    cluster_column: ClusterColumn = None,
+    key_column: KeyColumn = None,
+    where: Where = None,
+    task_column: TaskColumn = None,
+    metric: Metric = None,
+    filter_name: Filter = None,
+    input_format: InputFormat = "auto",
+    separator: Separator = None,
     registration: Annotated[
         Path | None,
         typer.Option(help="Registration record (default: <policy>.registration.json)."),
@@ -69,23 +103,51 @@ def gate_command(
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
-    """Decide a release: test every pre-registered task claim, correct, apply the rule."""
+    """Decide a release: test every pre-registered task claim, correct, apply the rule.
+
+    The input options read the files as compare does (a long table names its tasks with
+    --task-column); without them the files are read as they come.
+    """
     from evalsig.release import gate
 
+    read = read_options(
+        id_column=id_column,
+        score_column=score_column,
+        run_column=run_column,
+        cluster_column=cluster_column,
+        key_column=key_column,
+        where=where,
+        task_column=task_column,
+        metric=metric,
+        filter_name=filter_name,
+        input_format=input_format,
+        separator=separator,
+    )
     try:
-        result = gate(
-            baseline,
-            candidate,
-            policy=policy,
-            registration=registration,
-            allow_changed_policy=allow_changed_policy,
-            n_resamples=resamples,
-            rng=seed,
-        )
+        with stdin_paths([baseline, candidate], input_format) as (base_path, cand_path):
+            result = gate(
+                _results(base_path, read),
+                _results(cand_path, read),
+                policy=policy,
+                registration=registration,
+                allow_changed_policy=allow_changed_policy,
+                n_resamples=resamples,
+                rng=seed,
+            )
     except FAILURES as exc:
-        raise _fail(exc, DATA_ERROR) from None
+        raise _fail(exc, EXIT_DATA_ERROR) from None
     _render(result, output_format, output)
     raise typer.Exit(result.exit_code)
+
+
+def _results(path: str, read: dict[str, Any]) -> Any:
+    """One side's results for :func:`evalsig.release.gate`: the path as it is, or, when input
+    options were given, the tables they read, ``{task: ScoreTable}``."""
+    if not read:
+        return path
+    from evalsig.data import load_tasks
+
+    return load_tasks(path, **read)
 
 
 STYLES = {"PASS": "bold green", "FAIL": "bold red", "INCONCLUSIVE": "bold yellow"}

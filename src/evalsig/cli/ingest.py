@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import app, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
     ClusterColumn,
@@ -46,7 +46,7 @@ class Format(str, Enum):
     json = "json"
 
 
-@app.command("ingest")
+@command("ingest", example="evalsig ingest --store results.duckdb 'runs/*.jsonl' --model my-model")
 def ingest_command(
     paths: Annotated[
         list[str],
@@ -142,7 +142,7 @@ def ingest_command(
         typer.echo(str(result))
 
 
-@app.command("store-info")
+@command("store-info", example="evalsig store-info --store results.duckdb")
 def store_info_command(
     store: Annotated[Path, typer.Option("--store", help="The DuckDB store file.")],
     output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,

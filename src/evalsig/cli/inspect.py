@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     Format,
     IdColumn,
@@ -23,6 +23,7 @@ from evalsig.cli.options import (
     parse_where,
 )
 from evalsig.cli.output import result_console
+from evalsig.cli.stdin import stdin_paths
 
 if TYPE_CHECKING:
     from evalsig.data import Description
@@ -30,10 +31,10 @@ if TYPE_CHECKING:
 __all__ = ["inspect_command"]
 
 
-@app.command("inspect")
+@command("inspect", example="evalsig inspect base.jsonl cand.jsonl")
 def inspect_command(
     paths: Annotated[
-        list[Path], typer.Argument(help="Result files or directories, one model each.")
+        list[Path], typer.Argument(help="Result files or directories, one model each; -: stdin.")
     ],
     input_format: InputFormat = "auto",
     id_column: IdColumn = None,
@@ -51,7 +52,7 @@ def inspect_command(
     from evalsig.data import describe
 
     conditions = parse_where(where)
-    with data_errors():
+    with data_errors(), stdin_paths(paths, input_format) as read_paths:
         found = [
             (
                 path,
@@ -66,7 +67,7 @@ def inspect_command(
                     task_column=task_column,
                 ),
             )
-            for path in paths
+            for path in map(Path, read_paths)
         ]
     if output_format is OutputFormat.json:
         payload = [{"path": str(p), **asdict(d)} for p, d in found]

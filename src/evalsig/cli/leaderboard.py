@@ -8,28 +8,42 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
     ClusterColumn,
+    Filter,
     Format,
     IdColumn,
+    InputFormat,
     KeyColumn,
     LockTimeout,
+    Metric,
     MismatchPolicy,
     MissingPolicy,
     OnMismatch,
     OnMissing,
     Output,
+    RunColumn,
     ScoreColumn,
+    Separator,
+    Where,
+    read_options,
 )
 from evalsig.cli.output import emit
+from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import DataError
 
 if TYPE_CHECKING:
     from evalsig.data.models import ModelScores
 
-__all__ = ["leaderboard_command"]
+__all__ = ["leaderboard_command", "read_models"]
+
+
+LOAD_MODELS_OPTIONS = frozenset(
+    {"id_column", "score_column", "run_column", "cluster_column", "key_column", "format"}
+)
+"""Input options :func:`evalsig.data.models.load_models` takes; others read by task."""
 
 
 class Correction(str, Enum):
@@ -37,12 +51,13 @@ class Correction(str, Enum):
     bh = "bh"
 
 
-@app.command("leaderboard")
+@command("leaderboard", example="evalsig leaderboard long.csv --id question_id --score correct")
 def leaderboard_command(
     source: Annotated[
         str | None,
         typer.Argument(
-            help="A long table with a model column, or a folder with one entry per model."
+            help="A long table with a model column, or a folder with one entry per model "
+            "(-: standard input)."
         ),
     ] = None,
     store: Annotated[
@@ -54,19 +69,26 @@ def leaderboard_command(
     task_column: Annotated[
         str | None, typer.Option(help="Column naming each row's task (long tables).")
     ] = None,
-    model_column: Annotated[str, typer.Option("--model", help="Model column.")] = "model",
+    model_column: Annotated[
+        str, typer.Option("--model-column", help="Column naming each row's model.")
+    ] = "model",
     id_column: IdColumn = None,
     score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
     cluster_column: ClusterColumn = None,
     key_column: KeyColumn = None,
-    metric: Annotated[str | None, typer.Option(help="Metric, for harness logs.")] = None,
+    where: Where = None,
+    metric: Metric = None,
+    filter_name: Filter = None,
+    input_format: InputFormat = "auto",
+    separator: Separator = None,
     on_missing: MissingPolicy = OnMissing.error,
     on_mismatch: MismatchPolicy = OnMismatch.error,
     correction: Annotated[
         Correction, typer.Option(help="Over all pairs: holm (FWER) or bh (FDR).")
     ] = Correction.holm,
     alpha: Annotated[float, typer.Option(help="Level of the pairwise tests.")] = 0.05,
-    bootstrap: Annotated[
+    resamples: Annotated[
         int, typer.Option(min=0, help="Bootstrap resamples for percentile rank intervals.")
     ] = 0,
     seed: Annotated[
@@ -88,18 +110,30 @@ def leaderboard_command(
     from evalsig.leaderboard import leaderboard, leaderboard_tasks
     from evalsig.report import leaderboard as views
 
-    with data_errors(), executor_for(scheduler, workers) as executor:
+    read = read_options(
+        id_column=id_column,
+        score_column=score_column,
+        run_column=run_column,
+        cluster_column=cluster_column,
+        key_column=key_column,
+        where=where,
+        metric=metric,
+        filter_name=filter_name,
+        input_format=input_format,
+        separator=separator,
+    )
+    with (
+        data_errors(),
+        stdin_paths([] if source is None else [source], input_format) as paths,
+        executor_for(scheduler, workers) as executor,
+    ):
         tasks = _read(
-            source,
+            paths[0] if paths else None,
             store,
             task or [],
             task_column=task_column,
             model_column=model_column,
-            id_column=id_column,
-            score_column=score_column,
-            cluster_column=cluster_column,
-            key_column=key_column,
-            metric=metric,
+            read=read,
             policy={"on_missing": on_missing.value, "on_mismatch": on_mismatch.value},
             lock_timeout=lock_timeout,
         )
@@ -113,12 +147,12 @@ def leaderboard_command(
         if len(tasks) == 1:
             ((name, scores),) = tasks.items()
             result: Any = leaderboard(
-                scores, task=name or None, n_resamples=bootstrap, rng=seed, **common
+                scores, task=name or None, n_resamples=resamples, rng=seed, **common
             )
             text, markdown = views.as_text, views.as_markdown
         else:
-            if bootstrap:
-                raise DataError("--bootstrap applies to one task; drop it or give one --task.")
+            if resamples:
+                raise DataError("--resamples applies to one task; drop it or give one --task.")
             result = leaderboard_tasks(tasks, **common)
             text, markdown = views.tasks_text, views.tasks_markdown
     emit(result.to_dict(), output_format, output, text=text, markdown=markdown, title="Leaderboard")
@@ -131,72 +165,101 @@ def _read(
     *,
     task_column: str | None,
     model_column: str,
-    id_column: str | None,
-    score_column: str | None,
-    cluster_column: str | None,
-    key_column: str | None = None,
-    metric: str | None,
+    read: dict[str, Any],
     policy: dict[str, Any],
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> dict[str, ModelScores]:
     """{task: ModelScores} from a store, a folder of per-model results or a long table.
 
-    ``policy`` holds ``on_missing`` and ``on_mismatch``, applied to each task's models.
+    ``read`` holds the input options (:func:`evalsig.cli.options.read_options`); ``policy``
+    holds ``on_missing`` and ``on_mismatch``, applied to each task's models.
     """
     from evalsig.data.models import load_models
 
     if (source is None) == (store is None):
         raise DataError("give either a SOURCE (file or folder) or --store, not both or neither.")
     if store is not None:
-        return _from_store(store, tasks, metric, lock_timeout, policy)
+        if set(read) - {"metric"}:
+            raise DataError(
+                "--store holds scores already read; the input options other than --metric "
+                "apply to files: drop them, or read the files with SOURCE."
+            )
+        return _from_store(store, tasks, read.get("metric"), lock_timeout, policy)
     assert source is not None
     path = Path(source)
     if path.is_dir():
-        return _from_folder(
-            path, tasks, id_column, score_column, cluster_column, metric, key_column, policy
-        )
-    columns: dict[str, Any] = {
-        "model_column": model_column,
-        "id_column": id_column,
-        "score_column": score_column,
-        "cluster_column": cluster_column,
-        "key_column": key_column,
-    }
+        return _from_folder(path, tasks, read, policy)
     if task_column is None:
         if tasks:
             raise DataError("--task needs --task-column to pick rows of a long table.")
-        return {"": load_models(source, **columns, **policy)}
+        if set(read) <= LOAD_MODELS_OPTIONS:
+            return {"": load_models(source, model_column=model_column, **read, **policy)}
+        return {"": _long_task(source, model_column, read, policy)}
     if not tasks:
         raise DataError(f"with --task-column {task_column!r}, name the task(s) with --task.")
-    return {t: _long_task(source, task_column, t, columns, policy) for t in tasks}
+    return {
+        t: _long_task(source, model_column, _with_where(read, {task_column: t}), policy)
+        for t in tasks
+    }
+
+
+def read_models(
+    paths: list[str],
+    *,
+    task: str | None,
+    task_column: str | None,
+    model_column: str,
+    read: dict[str, Any],
+    policy: dict[str, Any],
+) -> ModelScores:
+    """One task's models: by :func:`evalsig.data.models.load_models` when its options
+    suffice, else from one long table or folder as :func:`_read` reads them."""
+    from evalsig.data.models import load_models
+
+    if set(read) <= LOAD_MODELS_OPTIONS and not (task or task_column):
+        source = paths if len(paths) > 1 else paths[0]
+        return load_models(source, model_column=model_column, **read, **policy)
+    if len(paths) == 1:
+        tasks = _read(
+            paths[0],
+            None,
+            [task] if task else [],
+            task_column=task_column,
+            model_column=model_column,
+            read=read,
+            policy=policy,
+        )
+        if len(tasks) > 1:
+            raise DataError(
+                f"{paths[0]}: tasks {', '.join(map(repr, tasks))}; choose one with --task."
+            )
+        return next(iter(tasks.values()))
+    raise DataError(
+        "several files are read as they are; give one long table or folder to use "
+        "--where, --task, --task-column, --metric, --filter or --separator."
+    )
+
+
+def _with_where(read: dict[str, Any], where: dict[str, str]) -> dict[str, Any]:
+    """The input options with more ``where`` conditions."""
+    return {**read, "where": {**read.get("where", {}), **where}}
 
 
 def _long_task(
-    source: str, task_column: str, task: str, columns: dict[str, Any], policy: dict[str, Any]
+    source: str, model_column: str, read: dict[str, Any], policy: dict[str, Any]
 ) -> ModelScores:
+    """The models of a long table's rows that pass ``read``'s where conditions."""
     from evalsig.data import load_tasks
     from evalsig.data.models import model_scores
 
-    tables = load_tasks(
-        source,
-        task_column=columns["model_column"],
-        id_column=columns["id_column"],
-        score_column=columns["score_column"],
-        cluster_column=columns["cluster_column"],
-        key_column=columns["key_column"],
-        where={task_column: task},
-    )
+    tables = load_tasks(source, **{**read, "task_column": model_column})
     return model_scores(tables, **policy)
 
 
 def _from_folder(
     folder: Path,
     tasks: list[str],
-    id_column: str | None,
-    score_column: str | None,
-    cluster_column: str | None,
-    metric: str | None,
-    key_column: str | None,
+    read: dict[str, Any],
     policy: dict[str, Any],
 ) -> dict[str, ModelScores]:
     """One entry (file or folder) per model, named after it; tasks come from the readers."""
@@ -210,14 +273,7 @@ def _from_folder(
             "folder of results per model (at least 2)."
         )
     per_model = {
-        entry.stem if entry.is_file() else entry.name: load_tasks(
-            str(entry),
-            id_column=id_column,
-            score_column=score_column,
-            cluster_column=cluster_column,
-            key_column=key_column,
-            metric=metric,
-        )
+        entry.stem if entry.is_file() else entry.name: load_tasks(str(entry), **read)
         for entry in entries
     }
     shared = set.intersection(*(set(t) for t in per_model.values()))

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.app import OutputFormat, command, data_errors, note
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
+from evalsig.cli.stdin import stdin_paths
 
 __all__ = ["meta_command"]
 
@@ -44,13 +45,14 @@ def _level(value: float) -> float:
     return value
 
 
-@app.command("meta")
+@command("meta", example="evalsig meta reports.csv --format markdown")
 def meta_command(
     reports: Annotated[
         Path,
         typer.Argument(
             help="Table of reports (CSV, TSV, JSONL, JSON or Parquet): model, benchmark, "
-            "source, score, and se or n; optional self_reported, harness, prompt, temperature."
+            "source, score, and se or n; optional self_reported, harness, prompt, temperature "
+            "(-: standard input)."
         ),
     ],
     method: Annotated[
@@ -65,7 +67,7 @@ def meta_command(
     scale: Annotated[
         ScaleOption, typer.Option(help="Scores in points (0-100) or proportions (0-1).")
     ] = ScaleOption.auto,
-    n_resamples: Annotated[
+    resamples: Annotated[
         int, typer.Option(min=0, help="Parametric-bootstrap replicates per cell (0: none).")
     ] = 2000,
     top: Annotated[int, typer.Option(min=1, help="Leaderboard depth compared.")] = 10,
@@ -82,14 +84,14 @@ def meta_command(
     from evalsig.meta import synthesize
     from evalsig.report import meta as views
 
-    with data_errors():
+    with data_errors(), stdin_paths([reports]) as paths:
         result = synthesize(
-            reports,
+            Path(paths[0]),
             method=method.value,
             test=test.value,
             confidence_level=confidence_level,
             scale=scale.value,
-            n_resamples=n_resamples,
+            n_resamples=resamples,
             top=top,
             rng=seed,
         )
@@ -97,7 +99,7 @@ def meta_command(
             from evalsig.meta.plots import write_plots
 
             written = write_plots(result, plots)
-            typer.echo(f"wrote {len(written)} plot files to {plots}", err=True)
+            note(f"wrote {len(written)} plot files to {plots}")
     emit(
         result.to_dict(),
         output_format,

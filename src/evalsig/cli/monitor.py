@@ -1,7 +1,7 @@
 """``evalsig monitor RESULTS``: watch paired results arrive and stop once the difference is clear.
 
 Exit codes: 0 candidate better, 1 baseline better, 3 not yet resolved (the stream ended or
-timed out first), 2 usage error, 4 data error; the same scheme as ``evalsig gate``.
+timed out first), 2 usage error, 4 data error; the scheme of every command.
 """
 
 from __future__ import annotations
@@ -17,7 +17,17 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
-from evalsig.cli.app import FAILURES, OutputFormat, app, failure_line
+from evalsig.cli.app import (
+    EXIT_DATA_ERROR,
+    EXIT_FAILED,
+    EXIT_INCONCLUSIVE,
+    EXIT_OK,
+    FAILURES,
+    OutputFormat,
+    command,
+    failure_line,
+    verbosity,
+)
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import emit
 from evalsig.errors import DataError
@@ -27,8 +37,11 @@ if TYPE_CHECKING:
 
 __all__ = ["EXIT_CODES", "monitor_command"]
 
-EXIT_CODES = {"candidate better": 0, "baseline better": 1, "not yet resolved": 3}
-DATA_ERROR = 4
+EXIT_CODES = {
+    "candidate better": EXIT_OK,
+    "baseline better": EXIT_FAILED,
+    "not yet resolved": EXIT_INCONCLUSIVE,
+}
 STYLES = {
     "candidate better": "bold green",
     "baseline better": "bold red",
@@ -60,7 +73,7 @@ def _check_level(value: float) -> float:
     return value
 
 
-@app.command("monitor")
+@command("monitor", example="tail -f results.jsonl | evalsig monitor - --batch 200 --stop")
 def monitor_command(
     source: Annotated[
         str,
@@ -142,7 +155,8 @@ def monitor_command(
         progress_to_stdout = output_format is OutputFormat.text
         try:
             for state in _feed(monitor, rows, batch):
-                typer.echo(progress_line(state.to_dict()), err=not progress_to_stdout)
+                if verbosity() != "quiet":
+                    typer.echo(progress_line(state.to_dict()), err=not progress_to_stdout)
                 if stop and state.resolved:
                     break
         except KeyboardInterrupt:
@@ -153,7 +167,7 @@ def monitor_command(
             )
     except FAILURES as exc:
         typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
-        raise typer.Exit(DATA_ERROR) from None
+        raise typer.Exit(EXIT_DATA_ERROR) from None
     result = monitor.result()
     emit(
         result.to_dict(),

@@ -1,23 +1,33 @@
-"""Command-line options shared by the commands that read results or write a report."""
+"""Command-line options shared by the commands that read results or write a report.
+
+Every command that reads result files takes the same input options (:func:`read_options`
+turns them into the keyword arguments of :func:`evalsig.load` / :func:`evalsig.load_tasks`),
+under one name for each concept: ``--resamples``, ``--seed``, ``--confidence-level``,
+``--alpha``, ``--input-format``, ``--format``, ``-o/--output``.
+"""
 
 from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal, get_args
 
 import typer
 
-from evalsig.cli.app import OutputFormat, fail
+from evalsig.cli.app import OutputFormat, fail, note
 from evalsig.cli.output import output_problem
 from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
 
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
+    "INPUT_FORMATS",
     "ClusterColumn",
+    "Filter",
     "Format",
     "IdColumn",
     "InputFormat",
+    "InputFormatName",
+    "KeyColumn",
     "LockTimeout",
     "Metric",
     "Output",
@@ -28,6 +38,8 @@ __all__ = [
     "TaskColumn",
     "Where",
     "parse_where",
+    "read_options",
+    "renamed",
 ]
 
 IdColumn = Annotated[str | None, typer.Option("--id", help="Item id column.")]
@@ -82,14 +94,88 @@ MismatchPolicy = Annotated[
         help="Items whose gold answer/target/hash differ between inputs: error, exclude or keep."
     ),
 ]
+InputFormatName = Literal[
+    "auto",
+    "lm-eval",
+    "inspect",
+    "helm",
+    "openai-evals",
+    "every-eval-ever",
+    "alpaca-eval",
+    "lighteval",
+    "lighteval-results",
+    "promptfoo",
+    "deepeval",
+    "opencompass",
+    "simple-evals",
+    "csv",
+    "jsonl",
+    "json",
+    "parquet",
+]
+"""auto, then the registered readers (``evalsig.data.readers.READERS``; a test keeps them equal)."""
+
+INPUT_FORMATS: tuple[str, ...] = get_args(InputFormatName)
+
 InputFormat = Annotated[
-    str, typer.Option("--input-format", help="Input format, or auto to detect it.")
+    InputFormatName,
+    typer.Option("--input-format", help="Input format; auto: from the name and content."),
 ]
 Task = Annotated[str | None, typer.Option(help="Task to read, when files hold several.")]
 TaskColumn = Annotated[str | None, typer.Option(help="Column naming each row's task.")]
 Metric = Annotated[
     str | None, typer.Option(help="Metric: lm-eval metric, Inspect scorer, HELM stat.")
 ]
+Filter = Annotated[
+    str | None, typer.Option("--filter", help="lm-eval filter (none, strict-match, ...).")
+]
+
+
+def read_options(
+    *,
+    id_column: str | None = None,
+    score_column: str | None = None,
+    run_column: str | None = None,
+    cluster_column: str | None = None,
+    key_column: str | None = None,
+    where: list[str] | None = None,
+    task: str | None = None,
+    task_column: str | None = None,
+    metric: str | None = None,
+    filter_name: str | None = None,
+    input_format: str = "auto",
+    separator: str | None = None,
+) -> dict[str, Any]:
+    """The input options given, as keyword arguments of ``evalsig.load`` / ``load_tasks``.
+
+    Options left out are left out (empty when none was given), so the readers' defaults
+    and detection apply.
+    """
+    given: dict[str, Any] = {
+        "id_column": id_column,
+        "score_column": score_column,
+        "run_column": run_column,
+        "cluster_column": cluster_column,
+        "key_column": key_column,
+        "where": parse_where(where) or None,
+        "task": task,
+        "task_column": task_column,
+        "metric": metric,
+        "filter": filter_name,
+        "format": None if input_format == "auto" else input_format,
+        "separator": separator,
+    }
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def renamed(old: str, new: str, old_value: Any, value: Any) -> Any:
+    """The value of an option given under its old, hidden name (with a note), else ``value``."""
+    if old_value is None:
+        return value
+    note(f"evalsig: {old} is deprecated; use {new}.")
+    return old_value
+
+
 Format = Annotated[OutputFormat, typer.Option("--format", help="Output format.")]
 LockTimeout = Annotated[
     float,

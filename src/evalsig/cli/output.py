@@ -12,7 +12,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from evalsig.cli.app import OutputFormat, fail, failure_line
+from evalsig.cli.app import OutputFormat, fail, failure_line, note
 
 __all__ = ["emit", "output_problem"]
 
@@ -45,7 +45,7 @@ def emit(
             output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write the output: {failure_line(exc)}")
-        typer.echo(f"wrote {output}", err=True)
+        note(f"wrote {output}")
         return
     if output_format is OutputFormat.text and style:
         printer = result_console()

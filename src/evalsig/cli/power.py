@@ -7,14 +7,16 @@ from typing import Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
     ClusterColumn,
+    Filter,
     Format,
     IdColumn,
     InputFormat,
     KeyColumn,
+    Metric,
     MismatchPolicy,
     MissingPolicy,
     OnMismatch,
@@ -22,8 +24,15 @@ from evalsig.cli.options import (
     Output,
     RunColumn,
     ScoreColumn,
+    Separator,
+    Task,
+    TaskColumn,
+    Where,
+    read_options,
+    renamed,
 )
 from evalsig.cli.output import emit
+from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import DataError
 
 __all__ = ["power_command", "resolution_command"]
@@ -52,11 +61,11 @@ Alpha = Annotated[float, typer.Option(help="Significance level of the test.")]
 Power = Annotated[float, typer.Option("--power", help="Target power (1 - beta).")]
 
 
-@app.command("power")
+@command("power", example="evalsig power --p01 0.075 --p10 0.065 --n 4000")
 def power_command(
     pilot: Annotated[
         list[str] | None,
-        typer.Argument(help="Optional pilot BASELINE and CANDIDATE results to estimate inputs."),
+        typer.Argument(help="Optional pilot BASELINE and CANDIDATE results (-: stdin)."),
     ] = None,
     p01: Annotated[float | None, typer.Option(help="P(baseline wrong, candidate right).")] = None,
     p10: Annotated[float | None, typer.Option(help="P(baseline right, candidate wrong).")] = None,
@@ -91,9 +100,15 @@ def power_command(
     id_column: IdColumn = None,
     score_column: ScoreColumn = None,
     run_column: RunColumn = None,
+    cluster_column: ClusterColumn = None,
+    key_column: KeyColumn = None,
+    where: Where = None,
+    task: Task = None,
+    task_column: TaskColumn = None,
+    metric: Metric = None,
+    filter_name: Filter = None,
     input_format: InputFormat = "auto",
-    task: Annotated[str | None, typer.Option(help="Task, when files hold several.")] = None,
-    metric: Annotated[str | None, typer.Option(help="Metric to read.")] = None,
+    separator: Separator = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -118,19 +133,25 @@ def power_command(
                     "with pilot files the rates and SDs are estimated; drop --p01, --p10, "
                     "--discordance, --sd and --sd-within (or drop the files)."
                 )
-            tables = [
-                load(
-                    path,
-                    name=side,
-                    id_column=id_column,
-                    score_column=score_column,
-                    run_column=run_column,
-                    task=task,
-                    metric=metric,
-                    format=input_format,
-                )
-                for side, path in zip(("baseline", "candidate"), pilot, strict=True)
-            ]
+            read = read_options(
+                id_column=id_column,
+                score_column=score_column,
+                run_column=run_column,
+                cluster_column=cluster_column,
+                key_column=key_column,
+                where=where,
+                task=task,
+                task_column=task_column,
+                metric=metric,
+                filter_name=filter_name,
+                input_format=input_format,
+                separator=separator,
+            )
+            with stdin_paths(pilot, input_format) as paths:
+                tables = [
+                    load(path, name=side, **read)
+                    for side, path in zip(("baseline", "candidate"), paths, strict=True)
+                ]
             result = power_analysis_paired(
                 pair(tables[0], tables[1]),
                 n=n,
@@ -163,18 +184,32 @@ def power_command(
     )
 
 
-@app.command("resolution")
+@command(
+    "resolution", example="evalsig resolution long.csv --id question_id --score correct --top 10"
+)
 def resolution_command(
     results: Annotated[
         list[str],
-        typer.Argument(help="A long table with a model column (CSV, JSONL, Parquet ...)."),
+        typer.Argument(
+            help="A long table with a model column (CSV, JSONL, Parquet ...), a folder with "
+            "one entry per model, or - (stdin)."
+        ),
     ],
-    model_column: Annotated[str, typer.Option("--model", help="Model column.")] = "model",
+    model_column: Annotated[
+        str, typer.Option("--model-column", help="Column naming each row's model.")
+    ] = "model",
     id_column: IdColumn = None,
     score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
     cluster_column: ClusterColumn = None,
     key_column: KeyColumn = None,
+    where: Where = None,
+    task: Task = None,
+    task_column: TaskColumn = None,
+    metric: Metric = None,
+    filter_name: Filter = None,
     input_format: InputFormat = "auto",
+    separator: Separator = None,
     on_missing: MissingPolicy = OnMissing.error,
     on_mismatch: MismatchPolicy = OnMismatch.error,
     pairs: Annotated[
@@ -186,29 +221,41 @@ def resolution_command(
     correction: Annotated[
         Correction, typer.Option(help="Multiplicity correction over the pairs.")
     ] = Correction.holm,
-    bootstrap: Annotated[
+    resamples: Annotated[
         int, typer.Option(min=0, help="Category-bootstrap resamples (needs --cluster).")
     ] = 0,
+    bootstrap: Annotated[int | None, typer.Option(min=0, hidden=True)] = None,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
     """Which pairs of a leaderboard can this benchmark resolve? N*, q = N/N* per pair."""
-    from evalsig.data.models import load_models
+    from evalsig.cli.leaderboard import read_models
     from evalsig.power import benchmark_resolution
     from evalsig.report import power as views
 
-    with data_errors():
-        scores = load_models(
-            results if len(results) > 1 else results[0],
+    resamples = renamed("--bootstrap", "--resamples", bootstrap, resamples)
+    read = read_options(
+        id_column=id_column,
+        score_column=score_column,
+        run_column=run_column,
+        cluster_column=cluster_column,
+        key_column=key_column,
+        where=where,
+        metric=metric,
+        filter_name=filter_name,
+        input_format=input_format,
+        separator=separator,
+    )
+    policy = {"on_missing": on_missing.value, "on_mismatch": on_mismatch.value}
+    with data_errors(), stdin_paths(results, input_format) as paths:
+        scores = read_models(
+            paths,
+            task=task,
+            task_column=task_column,
             model_column=model_column,
-            id_column=id_column,
-            score_column=score_column,
-            cluster_column=cluster_column,
-            key_column=key_column,
-            format=input_format,
-            on_missing=on_missing.value,
-            on_mismatch=on_mismatch.value,
+            read=read,
+            policy=policy,
         )
         result = benchmark_resolution(
             scores,
@@ -217,7 +264,7 @@ def resolution_command(
             alpha=alpha,
             power=power,
             correction=correction.value,
-            n_resamples=bootstrap,
+            n_resamples=resamples,
             rng=seed,
         )
     emit(

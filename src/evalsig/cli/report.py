@@ -11,9 +11,10 @@ from typing import Annotated, Any
 import typer
 
 from evalsig._json import SCHEMA_VERSION
-from evalsig.cli.app import OutputFormat, app, data_errors
+from evalsig.cli.app import OutputFormat, command, data_errors, note
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import Renderer
+from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import DataError
 
 __all__ = ["read_result", "report_command"]
@@ -101,9 +102,11 @@ def read_result(path: Path) -> Mapping[str, Any]:
     return data
 
 
-@app.command("report")
+@command("report", example="evalsig report result.json --format html -o report.html")
 def report_command(
-    results: Annotated[list[Path], typer.Argument(help="Saved results (--format json).")],
+    results: Annotated[
+        list[Path], typer.Argument(help="Saved results (--format json); -: standard input.")
+    ],
     output: Output = None,
     output_format: Format = OutputFormat.html,
     title: Annotated[str, typer.Option(help="Title of the HTML page.")] = "evalsig report",
@@ -111,8 +114,8 @@ def report_command(
     """Render saved JSON results as one HTML page (or markdown, text, merged JSON)."""
     from evalsig.report.html import page
 
-    with data_errors():
-        data = [read_result(path) for path in results]
+    with data_errors(), stdin_paths(results) as paths:
+        data = [read_result(Path(path)) for path in paths]
         if output_format is OutputFormat.html:
             rendered = page(data, title=title)
         elif output_format is OutputFormat.json:
@@ -129,6 +132,6 @@ def report_command(
             rendered = "\n\n".join(parts)
     if output is not None:
         output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
-        typer.echo(f"wrote {output}", err=True)
+        note(f"wrote {output}")
     else:
         typer.echo(rendered)

@@ -150,22 +150,109 @@ def table_from_long(
     )
     values = values.astype(np.float64, copy=False)
     n_items = len(item_ids)
+    run_codes = run_labels = None
+    if runs is not None:
+        _check_labels(runs, what=f"{source}: column '{names['run']}'", row=row)
+        run_codes, run_labels = factorize(runs)
+    n_runs = 1 if run_labels is None else len(run_labels)
+    if n_runs <= MAX_GRID_RUNS and _item_major(codes, run_codes, n_items, n_runs):
+        counts = np.broadcast_to(np.int64(n_runs), (n_items,))  # a view: no memory per item
+        sums, sumsq = _grid_sums(values.reshape(n_items, n_runs))
+    else:
+        counts, sums, sumsq = _bincount_sums(codes, run_codes, run_labels, values, item_ids, source)
+    cluster_labels = None
+    if clusters is not None:
+        _check_labels(clusters, what=f"{source}: column '{names['cluster']}'", row=row)
+        cluster_labels = _per_item_cluster(codes, clusters, n_items, item_ids, source, names)
+    return ScoreTable(
+        item_ids=item_ids,
+        keys=None if keys is None else _per_item_key(codes, keys, n_items, item_ids, source),
+        sums=sums,
+        sumsq=sumsq,
+        counts=counts,
+        binary=binary,
+        clusters=cluster_labels,
+        source=source,
+        notes=notes,
+    )
+
+
+MAX_GRID_RUNS = 64
+"""The most runs per item for which :func:`_grid_sums` adds run by run (it loops in Python
+over the runs; more runs go to ``bincount``)."""
+GRID_BLOCK_ROWS = 1 << 17
+"""Rows per block of :func:`_grid_sums` (1 MB of float64 scores: a block stays in cache
+while it is read run by run)."""
+
+
+def _item_major(codes: np.ndarray, run_codes: np.ndarray | None, n_items: int, n_runs: int) -> bool:
+    """Whether row ``i`` holds run ``i % R`` of item ``i // R`` (codes in order of first
+    appearance): every item has every run once, its rows side by side, its runs in one
+    order. The layout of most long files; it has no repeated (item, run) pair.
+
+    Compared block by block, so that no temporary as large as the column is made.
+    """
+    if len(codes) != n_items * n_runs:
+        return False
+    items = codes.reshape(n_items, n_runs)
+    run_order = np.arange(n_runs)
+    runs = None if run_codes is None else run_codes.reshape(n_items, n_runs)
+    step = max(1, GRID_BLOCK_ROWS // n_runs)
+    for start in range(0, n_items, step):
+        stop = min(start + step, n_items)
+        if not (items[start:stop] == np.arange(start, stop)[:, None]).all():
+            return False
+        if runs is not None and not (runs[start:stop] == run_order).all():
+            return False
+    return True
+
+
+def _grid_sums(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Per-item sums and sums of squares of an ``items x runs`` grid of float64 scores.
+
+    :math:`s_i = ((0 + x_{i1}) + x_{i2}) + \dots`, added run by run in row order, and the
+    same for :math:`x^2`: the operations ``np.bincount(codes, weights=...)`` makes on the
+    rows, so the same numbers to the last bit, without its passes over the codes.
+    """
+    n_items, n_runs = grid.shape
+    sums, sumsq = np.zeros(n_items), np.zeros(n_items)
+    step = max(1, GRID_BLOCK_ROWS // n_runs)
+    for start in range(0, n_items, step):
+        block = grid[start : start + step]
+        block_sums, block_sumsq = sums[start : start + step], sumsq[start : start + step]
+        for run in range(n_runs):
+            column = block[:, run]
+            block_sums += column
+            block_sumsq += column * column
+    return sums, sumsq
+
+
+def _bincount_sums(
+    codes: np.ndarray,
+    run_codes: np.ndarray | None,
+    run_labels: np.ndarray | None,
+    values: np.ndarray,
+    item_ids: np.ndarray,
+    source: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-item counts, sums and sums of squares of rows in any order, by ``bincount``;
+    a repeated (item, run) pair, or a repeated item without a run column, is an error."""
+    n_items = len(item_ids)
     counts = np.bincount(codes, minlength=n_items)
-    if runs is None:
+    if run_codes is None or run_labels is None:
         if counts.max() > 1:
             repeated = item_ids[counts > 1]
             raise DataError(
                 f"{source}: {len(repeated)} item(s) appear on several rows ({examples(repeated)}) "
-                f"but no run column was named; name it (run column, e.g. 'epoch' or 'seed') if "
-                "these are repeated runs, or remove the duplicate rows."
+                "but no run column was named. If a column names the model, choose one with "
+                "--where COLUMN=NAME (where={COLUMN: NAME}), or rank them all with evalsig "
+                "leaderboard; name a run column (e.g. 'epoch' or 'seed') only for repeated "
+                "runs of one model; else remove the duplicate rows."
             )
     else:
-        _check_labels(runs, what=f"{source}: column '{names['run']}'", row=row)
-        run_codes, run_labels = factorize(runs)
-        key = codes * len(run_labels) + run_codes
-        dup = _repeated(key, n_items * len(run_labels))
+        width = len(run_labels)
+        dup = _repeated(codes.astype(np.int64, copy=False) * width + run_codes, n_items * width)
         if dup.size:
-            width = len(run_labels)
             shown = [
                 f"(item {item_ids[k // width]!r}, run {run_labels[k % width]!r})" for k in dup[:3]
             ]
@@ -174,21 +261,9 @@ def table_from_long(
                 f"{', '.join(shown)}{', ...' if len(dup) > 3 else ''}; each item can have "
                 "one score per run. Remove the duplicate rows or fix the run labels."
             )
-    cluster_labels = None
-    if clusters is not None:
-        _check_labels(clusters, what=f"{source}: column '{names['cluster']}'", row=row)
-        cluster_labels = _per_item_cluster(codes, clusters, n_items, item_ids, source, names)
-    return ScoreTable(
-        item_ids=item_ids,
-        keys=None if keys is None else _per_item_key(codes, keys, n_items, item_ids, source),
-        sums=np.bincount(codes, weights=values, minlength=n_items),
-        sumsq=np.bincount(codes, weights=values * values, minlength=n_items),
-        counts=counts.astype(np.int64),
-        binary=binary,
-        clusters=cluster_labels,
-        source=source,
-        notes=notes,
-    )
+    sums = np.bincount(codes, weights=values, minlength=n_items)
+    sumsq = np.bincount(codes, weights=values * values, minlength=n_items)
+    return counts.astype(np.int64), sums, sumsq
 
 
 def _repeated(keys: np.ndarray, n_keys: int) -> np.ndarray:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from evalsig.data.build import table_from_long, table_from_mapping, table_from_matrix
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
+from evalsig.data.provenance import in_memory_origin
 from evalsig.data.readers import Description, ReadOptions, collect, read_tables
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import RecordMapper
@@ -174,18 +176,19 @@ def load_tasks(
         separator=separator,
     )
     if isinstance(data, ScoreTable):
-        return {"": data}
+        return {"": data if data.origin is not None else _in_memory(data, "ScoreTable", name)}
     if _is_paths(data):
         return read_tables(data, options, format=format)
     if _is_dataframe(data):
-        return _from_dataframe(data, options, name).tables()
+        tables = _from_dataframe(data, options, name).tables()
+        return {task: _in_memory(t, "dataframe", name, task) for task, t in tables.items()}
     if _is_series(data):
-        return {"": _from_series(data, name)}
+        return {"": _in_memory(_from_series(data, name), "series", name)}
     if isinstance(data, Mapping):
-        return {"": table_from_mapping(data, source=name)}
+        return {"": _in_memory(table_from_mapping(data, source=name), "mapping", name)}
     if isinstance(data, (np.ndarray, Sequence)):
         _reject_ragged(data, name)
-        return {"": table_from_matrix(data, source=name)}
+        return {"": _in_memory(table_from_matrix(data, source=name), "array", name)}
     raise DataError(
         f"`{name}` is a {type(data).__name__}; pass an array (items or runs x items), a "
         "mapping item_id -> score, a pandas DataFrame in long format, or a file path."
@@ -217,6 +220,22 @@ def load_pair(
     return pair(
         tables[0], tables[1], clusters=cluster_arg, on_missing=on_missing, on_mismatch=on_mismatch
     )
+
+
+def _in_memory(table: ScoreTable, kind: str, name: str, task: str = "") -> ScoreTable:
+    """The table with the origin of data passed in Python: its type; no file, no model
+    name unless the caller named it (``name`` other than the defaults)."""
+    given = None if name in UNNAMED else name
+    origin = in_memory_origin(kind, model=given)
+    if table.origin is not None:  # a DataFrame's metric and where, as read
+        origin = replace(table.origin, format=kind)
+        if given is not None or origin.model_from == "file name":
+            origin = replace(origin, model=given, model_from="given" if given else None)
+    return replace(table, origin=replace(origin, task=task or None))
+
+
+UNNAMED = ("scores", "baseline", "candidate")
+"""Default names of in-memory data: they name no model."""
 
 
 def _has_columns(data: object) -> bool:

@@ -20,6 +20,7 @@ from evalsig.data.agreement import check_policy, describe_mismatches, key_mismat
 from evalsig.data.build import factorize
 from evalsig.data.load import load, load_tasks
 from evalsig.data.paired import OnMismatch, OnMissing
+from evalsig.data.provenance import Origin
 from evalsig.data.table import ScoreTable
 from evalsig.errors import AlignmentError, DataError, examples
 
@@ -56,6 +57,9 @@ class ModelScores:
     """The ``on_missing`` that aligned the items (the one that dropped any)."""
     on_mismatch: str = "error"
     """The ``on_mismatch`` that handled differing content keys (if any)."""
+    origins: tuple[Origin | None, ...] = ()
+    """Where each model's scores came from (see :class:`evalsig.data.provenance.Origin`), when
+    read by :func:`load_models`."""
 
     @property
     def n_models(self) -> int:
@@ -200,6 +204,7 @@ def model_scores(
         notes=tuple(notes),
         key_codes=key_codes,
         key_labels=key_labels,
+        origins=tuple(t.origin for t in tables.values()),
     )
     return align_models(stacked, on_missing=on_missing, on_mismatch=on_mismatch)
 
@@ -341,8 +346,19 @@ def load_models(
             str(name): load(scores, name=str(name), **columns) for name, scores in data.items()
         }
     else:
-        tables = load_tasks(data, task_column=model_column, **columns)
+        tables = {
+            name: _named_by_column(table, name)
+            for name, table in load_tasks(data, task_column=model_column, **columns).items()
+        }
     return model_scores(tables, on_missing=on_missing, on_mismatch=on_mismatch)
+
+
+def _named_by_column(table: ScoreTable, name: str) -> ScoreTable:
+    """A long table's model: the value of its model column (read as a task)."""
+    if table.origin is None:
+        return table
+    origin = replace(table.origin, model=name, model_from="model column", task=None)
+    return replace(table, origin=origin)
 
 
 def check_clusters(scores: ModelScores, task: str | None = None) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from evalsig.data.provenance import Origin
 from evalsig.errors import DataError
 
 __all__ = ["ScoreTable", "items_per_block"]
@@ -35,9 +36,9 @@ class ScoreTable:
 
     Construct with keywords: ``item_ids``, ``counts``, ``binary``, and ``sums`` and
     ``sumsq``, either of which may be left out when ``runs`` is given: it is then
-    computed from the matrix when first read. ``clusters``, ``keys``, ``source`` and
-    ``notes`` are optional. (``_sums`` and ``_sumsq`` carry the statistics over in
-    ``dataclasses.replace``.)
+    computed from the matrix when first read. ``clusters``, ``keys``, ``source``,
+    ``notes`` and ``origin`` are optional. (``_sums`` and ``_sumsq`` carry the statistics
+    over in ``dataclasses.replace``.)
     """
 
     item_ids: np.ndarray | None
@@ -57,6 +58,8 @@ class ScoreTable:
     """How messages refer to this table: 'baseline', a file name ..."""
     notes: tuple[str, ...] = ()
     """What happened while reading (null predictions scored wrong, ...)."""
+    origin: Origin | None = None
+    """Where the scores came from (files and hashes, model, task, metric), when known."""
     _sums: np.ndarray | None = field(default=None, repr=False)
     """:attr:`sums` once given or computed; None until then."""
     _sumsq: np.ndarray | None = field(default=None, repr=False)
@@ -75,6 +78,7 @@ class ScoreTable:
         runs: np.ndarray | None = None,
         source: str = "scores",
         notes: tuple[str, ...] = (),
+        origin: Origin | None = None,
         _sums: np.ndarray | None = None,
         _sumsq: np.ndarray | None = None,
     ) -> None:
@@ -87,6 +91,7 @@ class ScoreTable:
             "runs": runs,
             "source": source,
             "notes": notes,
+            "origin": origin,
             "_sums": _sums if sums is None else sums,
             "_sumsq": _sumsq if sumsq is None else sumsq,
         }

@@ -20,6 +20,7 @@ from evalsig.inference._common import (
     make_result,
     record_seed,
     seeded,
+    sides_named,
 )
 from evalsig.inference._paired_input import paired_arrays
 from evalsig.inference._permutation import Statistic
@@ -40,10 +41,10 @@ tails, so on normal differences the percentile test rejects a true null about as
 at any N (5.6% at N = 10 in the same simulation, below 5% where its distribution is coarse)."""
 
 
+@sides_named
 def bootstrap(
     baseline: object,
     candidate: object,
-    /,
     *,
     statistic: Statistic | None = None,
     interval: IntervalKind = "bca",

@@ -29,6 +29,7 @@ from evalsig.inference._common import (
     make_result,
     record_seed,
     seeded,
+    sides_named,
     t_interval,
     t_pvalue,
 )
@@ -58,11 +59,11 @@ ZERO_TOLERANCE = 1e-12
 """Cluster means closer than this (relative to the largest difference) count as equal."""
 
 
+@sides_named
 def cluster_robust(
     baseline: object,
     candidate: object,
     clusters: object,
-    /,
     *,
     variant: RobustVariant = "cr2",
     alternative: Alternative = "two-sided",
@@ -208,11 +209,11 @@ def bell_mccaffrey_df(sizes: np.ndarray) -> float:
     return float(1.0 / (np.sum(w * w) - np.sum(b * b) + np.sum(b) ** 2))
 
 
+@sides_named
 def cluster_bootstrap(
     baseline: object,
     candidate: object,
     clusters: object,
-    /,
     *,
     variant: BootstrapVariant = "pairs",
     n_resamples: int = 10_000,

@@ -7,9 +7,9 @@ from functools import partial
 from typing import Literal, get_args
 
 import numpy as np
-from scipy import optimize, stats
 
 from evalsig.errors import DataError
+from evalsig.inference._binomial import binomial_cdf, binomial_pmf, binomial_sf
 from evalsig.inference._common import (
     Alternative,
     InferenceResult,
@@ -18,6 +18,7 @@ from evalsig.inference._common import (
     critical_value,
     make_result,
     normal_pvalue,
+    sides_named,
 )
 from evalsig.inference._paired_input import paired_arrays
 
@@ -29,10 +30,10 @@ EXACT_BELOW = 25
 """``variant="auto"`` uses the exact test when fewer items than this are discordant."""
 
 
+@sides_named
 def mcnemar(
     baseline: object,
     candidate: object,
-    /,
     *,
     variant: McNemarVariant = "auto",
     alternative: Alternative = "two-sided",
@@ -218,16 +219,16 @@ def mcnemar_core(
 
 def _binomial_pvalue(k: int, m: int, alternative: Alternative, *, mid: bool) -> float:
     """P-value of ``k`` successes in ``m`` fair trials (mid-p: half the point mass)."""
-    point = float(stats.binom.pmf(k, m, 0.5)) if mid else 0.0
-    upper = float(stats.binom.sf(k - 1, m, 0.5)) - point / 2  # P(X >= k)
-    lower = float(stats.binom.cdf(k, m, 0.5)) - point / 2  # P(X <= k)
+    point = binomial_pmf(k, m, 0.5) if mid else 0.0
+    upper = binomial_sf(k - 1, m, 0.5) - point / 2  # P(X >= k)
+    lower = binomial_cdf(k, m, 0.5) - point / 2  # P(X <= k)
     if alternative == "greater":
         return upper
     if alternative == "less":
         return lower
     low_k = min(k, m - k)
-    point_low = float(stats.binom.pmf(low_k, m, 0.5)) if mid else 0.0
-    return min(1.0, 2.0 * float(stats.binom.cdf(low_k, m, 0.5)) - point_low)
+    point_low = binomial_pmf(low_k, m, 0.5) if mid else 0.0
+    return min(1.0, 2.0 * binomial_cdf(low_k, m, 0.5) - point_low)
 
 
 def tango_score(delta: float, n01: int, n10: int, n: int) -> float:
@@ -251,6 +252,8 @@ def tango_interval(
 
     Bounds lie in [-1, 1], the range of a difference in accuracy.
     """
+    from scipy.optimize import brentq  # 0.1 s to import: only McNemar's interval needs it
+
     c = critical_value(confidence_level, alternative, None)
     estimate = (n01 - n10) / n
     edge = 1.0 - 1e-12
@@ -268,12 +271,12 @@ def tango_interval(
         low = (
             estimate
             if above(estimate) >= 0
-            else optimize.brentq(above, -edge, estimate, xtol=1e-14, rtol=1e-12)
+            else brentq(above, -edge, estimate, xtol=1e-14, rtol=1e-12)
         )
     if alternative != "greater" and below(edge) < 0:
         high = (
             estimate
             if below(estimate) <= 0
-            else optimize.brentq(below, estimate, edge, xtol=1e-14, rtol=1e-12)
+            else brentq(below, estimate, edge, xtol=1e-14, rtol=1e-12)
         )
     return float(low), float(high)

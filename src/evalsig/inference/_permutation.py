@@ -21,6 +21,7 @@ from evalsig.inference._common import (
     make_result,
     record_seed,
     seeded,
+    sides_named,
 )
 from evalsig.inference._paired_input import paired_arrays
 from evalsig.inference.resampling import Atoms, atoms, flip_totals, flip_totals_exact
@@ -34,10 +35,10 @@ EXACT_LIMIT = 2**20
 """Enumerate the permutation distribution exactly when it has at most this many points."""
 
 
+@sides_named
 def permutation_test(
     baseline: object,
     candidate: object,
-    /,
     *,
     statistic: Statistic | None = None,
     n_resamples: int = 10_000,

@@ -13,6 +13,7 @@ from evalsig.inference._common import (
     check_alternative,
     check_confidence_level,
     make_result,
+    sides_named,
     t_interval,
     t_pvalue,
 )
@@ -21,10 +22,10 @@ from evalsig.inference._paired_input import paired_differences
 __all__ = ["paired_t"]
 
 
+@sides_named
 def paired_t(
     baseline: object,
     candidate: object,
-    /,
     *,
     alternative: Alternative = "two-sided",
     confidence_level: float = 0.95,

@@ -24,6 +24,7 @@ from evalsig.inference._common import (
     choose_pvalue,
     make_result,
     normal_pvalue,
+    sides_named,
 )
 from evalsig.inference._paired_input import paired_differences
 
@@ -51,10 +52,10 @@ SELECT_CAP = 1 << 16
 """The fast selection gathers the candidates once at most ``max(4 n, SELECT_CAP)`` remain."""
 
 
+@sides_named
 def wilcoxon(
     baseline: object,
     candidate: object,
-    /,
     *,
     zero_method: ZeroMethod = "wilcox",
     correction: bool = False,

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.errors import DataError, examples
+from evalsig.inference._binomial import binomial_cdf, binomial_sf
 from evalsig.inference._common import Alternative, check_alternative, choose_pvalue
 
 __all__ = [
@@ -143,8 +143,8 @@ def sign_test(
         notes.append("every task is tied: no evidence either way (p = 1).")
         pvalue = 1.0
     else:
-        greater = float(stats.binom.sf(wins_c - 1, k, 0.5))  # P(X >= W_c)
-        less = float(stats.binom.cdf(wins_c, k, 0.5))  # P(X <= W_c)
+        greater = binomial_sf(wins_c - 1, k, 0.5)  # P(X >= W_c)
+        less = binomial_cdf(wins_c, k, 0.5)  # P(X <= W_c)
         pvalue = choose_pvalue(greater, less, alternative)
     return SignTestResult(
         wins_candidate=wins_c,

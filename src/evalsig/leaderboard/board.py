@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -11,6 +11,7 @@ import numpy as np
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.models import ModelScores, align_models, check_clusters, load_models
 from evalsig.data.paired import OnMismatch, OnMissing
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import check_confidence_level
 from evalsig.inference.allpairs import PairTests, model_means, pair_tests
@@ -75,6 +76,9 @@ class Leaderboard:
     """Items whose content keys differ between models (excluded or kept, as asked)."""
     task: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    provenance: Provenance | None = None
+    """Where each model's scores came from (files, hashes, task, metric), the seed, the
+    evalsig version and the time."""
 
     @property
     def n_models(self) -> int:
@@ -179,6 +183,7 @@ class Leaderboard:
             "pvalue": matrix(self.pvalue, "pvalue"),
             "p_adjusted": matrix(self.p_adjusted, "p_adjusted"),
             "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls | ({} if self.seed is not None else {"seed": self._no_seed()}),
         }
 
@@ -352,7 +357,7 @@ def leaderboard(
             + f", marginal {100 * level:g}% percentile intervals"
             + ("" if recorded is None else f" (seed {recorded})")
         )
-    return leaderboard_from_sums(
+    board = leaderboard_from_sums(
         sums,
         names=scores.names,
         n_input=scores.input_counts,
@@ -370,6 +375,13 @@ def leaderboard(
         on_mismatch=scores.on_mismatch,
         n_mismatched=scores.n_mismatched,
     )
+    return replace(board, provenance=models_provenance(scores, seed=recorded))
+
+
+def models_provenance(scores: ModelScores, *, seed: int | None) -> Provenance:
+    """The provenance of a benchmark view: each model's origin (None where unknown)."""
+    origins = scores.origins or (None,) * scores.n_models
+    return provenance(zip(scores.names, origins, strict=True), seed=seed)
 
 
 def leaderboard_from_sums(

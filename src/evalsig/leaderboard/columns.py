@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ import numpy as np
 
 from evalsig.data.models import ModelScores, align_models, check_clusters
 from evalsig.data.paired import OnMismatch, OnMissing
+from evalsig.data.provenance import provenance
 from evalsig.errors import DataError
 from evalsig.inference.allpairs import MAX_ITEM_BLOCK
 from evalsig.leaderboard._sums import PairBlock, Sums, assemble_blocks, block_sums, pair_blocks
@@ -345,7 +346,8 @@ def leaderboard_from_columns(
     ...                                 for i in range(400)} for k in range(5)})
     >>> folder = write_score_columns(scores, f"{tempfile.mkdtemp()}/board", models_per_file=2)
     >>> board = leaderboard_from_columns(folder, model_block=2)
-    >>> board.models, board.to_dict() == leaderboard(scores).to_dict()
+    >>> in_memory = leaderboard(scores).to_dict() | {"provenance": None}
+    >>> board.models, board.to_dict() | {"provenance": None} == in_memory
     (('m4', 'm3', 'm2', 'm1', 'm0'), True)
     """
     from evalsig.distributed import local
@@ -360,7 +362,7 @@ def leaderboard_from_columns(
     blocks = pair_blocks(source.n_models, model_block=model_block)
     parts = (executor or local()).map(pair_block_sums, source, blocks)
     sums = assemble_blocks(source.n_models, max(source.n_clusters, 1), blocks, parts)
-    return leaderboard_from_sums(
+    board = leaderboard_from_sums(
         sums,
         names=source.names,
         n_input=np.asarray(source.n_input, dtype=np.int64),
@@ -376,6 +378,8 @@ def leaderboard_from_columns(
         on_mismatch=source.on_mismatch,
         n_mismatched=source.n_mismatched,
     )
+    inputs = dict.fromkeys(source.names)  # the columns keep no origins
+    return replace(board, provenance=provenance(inputs))
 
 
 def _without_scores(source: ScoreColumns) -> ModelScores:

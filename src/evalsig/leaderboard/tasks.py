@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -12,6 +12,7 @@ from scipy import stats
 from evalsig._json import SCHEMA_VERSION
 from evalsig.data.models import ModelScores, align_models
 from evalsig.data.paired import OnMismatch, OnMissing
+from evalsig.data.provenance import provenance
 from evalsig.errors import DataError, examples
 from evalsig.inference.allpairs import PairTests, model_means, pair_tests
 from evalsig.leaderboard.board import (
@@ -180,4 +181,6 @@ def leaderboard_tasks(
         on_mismatch=on_mismatch,
         n_mismatched=sum(scores.n_mismatched for scores in tasks.values()),
     )
+    inputs = dict.fromkeys(names)  # each task's board has the models' origins
+    aggregate = replace(aggregate, provenance=provenance(inputs))
     return TaskLeaderboards(tasks=boards, aggregate=aggregate)

@@ -5,6 +5,7 @@ between self-reported and third-party scores."""
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION
+from evalsig.data.provenance import Provenance, file_record, provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import UNKNOWN_SEED, check_confidence_level, seeded
 from evalsig.meta._validate import (
@@ -176,6 +178,9 @@ class SynthesisResult:
     seed: int | None = None
     """``rng=seed`` reproduces the bootstrap exactly (None: no bootstrap, or a Generator)."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    provenance: Provenance | None = None
+    """The reports file and its hash (when read from a file), the seed, the evalsig version
+    and the time."""
 
     @property
     def n_imputed(self) -> int:
@@ -208,7 +213,10 @@ class SynthesisResult:
     def to_dict(self) -> dict[str, Any]:
         from evalsig.meta._serialize import synthesis_dict
 
-        return synthesis_dict(self, SCHEMA_VERSION)
+        document = synthesis_dict(self, SCHEMA_VERSION)
+        nulls = document.pop("nulls")
+        provenance = None if self.provenance is None else self.provenance.to_dict()
+        return document | {"provenance": provenance, "nulls": nulls}
 
     def __str__(self) -> str:
         from evalsig.report.meta import as_text
@@ -419,7 +427,14 @@ def synthesize(
         n_resamples=n_resamples,
         seed=seed if n_resamples else None,
         notes=tuple(notes),
+        provenance=_provenance(reports, seed if n_resamples else None),
     )
+
+
+def _provenance(reports: Any, seed: int | None) -> Provenance:
+    """The reports file and its hash when ``reports`` names one (none for data in Python)."""
+    named = isinstance(reports, (str, os.PathLike)) and os.path.isfile(reports)
+    return provenance(files={"reports": file_record(reports)} if named else None, seed=seed)
 
 
 def _benchmarks(cells: list[CellResult]) -> list[str]:

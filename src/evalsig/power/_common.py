@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from scipy import stats
+from scipy import special
 
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
@@ -92,13 +92,17 @@ def sided_alpha(alpha: float, alternative: Alternative) -> float:
 
 
 def z_alpha(alpha: float, alternative: Alternative) -> float:
-    """``z(1 - alpha/2)`` two-sided, ``z(1 - alpha)`` one-sided."""
-    return float(stats.norm.isf(sided_alpha(alpha, check_alternative(alternative))))
+    """``z(1 - alpha/2)`` two-sided, ``z(1 - alpha)`` one-sided.
+
+    ``-ndtri(tail) + 0.0``: the operations of ``scipy.stats.norm.isf`` (0.0 is its
+    ``loc``), so the same number to the last bit, without importing scipy.stats.
+    """
+    return float(-special.ndtri(sided_alpha(alpha, check_alternative(alternative))) + 0.0)
 
 
 def z_power(power: float) -> float:
-    """``z(power)`` = ``z(1 - beta)``."""
-    return float(stats.norm.ppf(power))
+    """``z(power)`` = ``z(1 - beta)``: ``ndtri(power) + 0.0``, as ``scipy.stats.norm.ppf``."""
+    return float(special.ndtri(power) + 0.0)
 
 
 def _number(value: object) -> float:

@@ -15,6 +15,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -23,6 +24,7 @@ from scipy import optimize
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.comparison import ComparisonResult, compare_paired
 from evalsig.data import PairedScores, ScoreTable, load_tasks, pair
+from evalsig.data.provenance import Provenance, file_record, provenance
 from evalsig.data.readers import ReadOptions, collect
 from evalsig.data.readers.collect import Collector
 from evalsig.errors import DataError
@@ -90,6 +92,9 @@ class GateResult:
     ``rng=seed`` (CLI ``--seed``) reproduces the gate exactly. None when nothing was drawn
     at random, or ``rng`` was a Generator (its seed is unknown)."""
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
+    """Each task's baseline and candidate origins (files, hashes, model, metric), the
+    policy file and its hash, the seed, the evalsig version and the time."""
 
     @property
     def exit_code(self) -> int:
@@ -157,6 +162,7 @@ class GateResult:
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
             "seed": self.seed,
             "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
 
@@ -316,7 +322,29 @@ def gate(
         dependence=depend,
         seed=seed if drew else None,
         notes=tuple(notes),
+        provenance=_provenance(policy, pairs, seed if drew else None),
     )
+
+
+def _provenance(
+    policy: GatePolicy, pairs: Mapping[str, PairedScores], seed: int | None
+) -> Provenance:
+    """Each task's sides as given (before a 'lower' task swaps them) and the policy file."""
+    inputs = []
+    for claim in policy.tasks:
+        paired = pairs[claim.name]
+        sides = (paired.baseline, paired.candidate)
+        if claim.direction == "lower":
+            sides = sides[::-1]
+        inputs += [
+            (f"{claim.name} {label}", t.origin) for label, t in zip(SIDES, sides, strict=True)
+        ]
+    source = Path(policy.source)
+    files = {"policy": file_record(source)} if source.is_file() else {}
+    return provenance(inputs, files=files, seed=seed)
+
+
+SIDES = ("baseline", "candidate")
 
 
 def _registration(

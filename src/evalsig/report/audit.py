@@ -16,6 +16,7 @@ from scipy import special
 from evalsig.report import svg
 from evalsig.report.comparison import md
 from evalsig.report.formatting import difference, pvalue
+from evalsig.report.provenance import compared
 
 __all__ = [
     "HEADER",
@@ -291,6 +292,9 @@ def claim_text(r: Result) -> str:
     lines += [f"  {k}: {v}" for k, v in claim_lines(r)]
     lines += ["", *_table(CLAIM_HEADER, claim_candidate_rows(r))]
     lines += [f"note: {n}" for n in r["notes"]]
+    line = compared(r)
+    if line:
+        lines.append(f"compared: {line}")
     return "\n".join(lines)
 
 
@@ -300,6 +304,9 @@ def claim_markdown(r: Result) -> str:
     lines += ["", "| " + " | ".join(CLAIM_HEADER) + " |", "|" + "---|" * len(CLAIM_HEADER)]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in claim_candidate_rows(r)]
     lines += [f"\n- note: {md(n)}" for n in r["notes"]]
+    line = compared(r)
+    if line:
+        lines.append(f"\n- compared: {md(line)}")
     return "\n".join(lines)
 
 

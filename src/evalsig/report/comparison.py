@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from evalsig.report import formatting as fmt
+from evalsig.report.provenance import compared
+from evalsig.report.provenance import title as models_title
 
 __all__ = ["as_html", "as_markdown", "as_text", "one_line", "resolution", "verdict"]
 
@@ -139,6 +141,9 @@ def as_text(r: Result) -> str:
     draws = resampling(r)
     if draws:
         lines.append(f"  resampling {draws}")
+    line = compared(r)
+    if line:
+        lines.append(f"  compared   {line}")
     if r["notes"]:
         lines.append("  notes")
         lines.extend(f"   - {note}" for note in r["notes"])
@@ -156,7 +161,8 @@ def md(text: str) -> str:
 
 def as_markdown(r: Result, *, title: str | None = None) -> str:
     """The reporting template for a paper or pull request: claim, method, N, estimate with
-    CI, p-value, resolution, and a verdict that does not overstate the result."""
+    CI, p-value, resolution, what was compared, and a verdict that does not overstate the
+    result. The title names the models ('candidate vs baseline') unless ``title`` is given."""
     percent = r["percent_scale"]
     claim = {
         "greater": "the candidate scores higher than the baseline (one-sided)",
@@ -179,6 +185,10 @@ def as_markdown(r: Result, *, title: str | None = None) -> str:
     reach = resolution(r)
     if reach:
         rows.append(("Resolution", reach))
+    line = compared(r)
+    if line:
+        rows.append(("Compared", line))
+    title = title or models_title(r, "")
     out = [f"### {md(title)}", ""] if title else []
     out += [f"**{md(verdict(r))}**", "", "| | |", "|---|---|"]
     out += [f"| {md(k)} | {md(v)} |" for k, v in rows]

@@ -9,6 +9,7 @@ from typing import Any
 
 from evalsig.report import formatting as fmt
 from evalsig.report.comparison import md
+from evalsig.report.provenance import compared
 
 __all__ = ["HEADER", "as_markdown", "as_text", "family_line", "rows"]
 
@@ -113,6 +114,9 @@ def as_text(r: Result) -> str:
     lines += [f"  {t['task']}: {t['reason']}" for t in r["tasks"] if t["verdict"] != "PASS"]
     if r["notes"]:
         lines += ["notes", *(f" - {note}" for note in r["notes"])]
+    line = compared(r)
+    if line:
+        lines.append(f"compared: {line}")
     return "\n".join(lines)
 
 
@@ -140,4 +144,7 @@ def as_markdown(r: Result) -> str:
         lines += ["", *reasons]
     if r["notes"]:
         lines += ["", *(f"- {md(n)}" for n in r["notes"])]
+    line = compared(r)
+    if line:
+        lines += ["", f"Compared: {md(line)}"]
     return "\n".join(lines) + "\n"

@@ -26,6 +26,8 @@ from evalsig.report import comparison as comparison_text
 from evalsig.report import formatting as fmt
 from evalsig.report import gate as gate_text
 from evalsig.report import svg
+from evalsig.report.provenance import compared
+from evalsig.report.provenance import title as models_title
 
 __all__ = ["FRAGMENT_CLASS", "fragment", "page", "register_section", "scoped_css", "section"]
 
@@ -158,7 +160,11 @@ def section(result: Result) -> dict[str, Any]:
             "body": Markup(_macro("raw")(context)),
         }
     macro, context = build(result)
-    return {"kind": kind, "heading": context["heading"], "body": Markup(_macro(macro)(context))}
+    body = Markup(_macro(macro)(context))
+    line = compared(result) if kind != "comparison" else None  # a comparison has its row
+    if line:
+        body += Markup('<p class="compared"><strong>Compared:</strong> {}</p>').format(line)
+    return {"kind": kind, "heading": context["heading"], "body": body}
 
 
 # --- comparison ----------------------------------------------------------------------------
@@ -204,8 +210,11 @@ def _comparison(r: Result) -> tuple[str, dict[str, Any]]:
     reach = comparison_text.resolution(r)
     if reach:
         rows.append(("Resolution", reach))
+    line = compared(r)
+    if line:
+        rows.append(("Compared", line))
     context = {
-        "heading": "Paired comparison",
+        "heading": models_title(r, "Paired comparison"),
         "verdict": comparison_text.verdict(r),
         "tone": tone,
         "plot": Markup(svg.forest([row], unit="pp" if percent else "")),

@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
+from evalsig.report.provenance import compared
 
 __all__ = ["HEADER", "as_markdown", "as_text", "rows", "summary", "tasks_markdown", "tasks_text"]
 
@@ -112,6 +113,9 @@ def as_text(r: Result) -> str:
     lines.append("  ".join(h.ljust(w) for h, w in zip(HEADER, widths, strict=True)))
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in table]
     lines += [f"note: {n}" for n in r["notes"]]
+    line = compared(r)
+    if line:
+        lines.append(f"compared: {line}")
     return "\n".join(lines)
 
 
@@ -121,6 +125,9 @@ def as_markdown(r: Result) -> str:
     lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows(r)]
     lines += [f"\n- note: {md(n)}" for n in r["notes"]]
+    line = compared(r)
+    if line:
+        lines.append(f"\n- compared: {md(line)}")
     return "\n".join(lines)
 
 

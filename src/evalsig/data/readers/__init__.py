@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from evalsig.data.provenance import prefetch_hashes
 from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
 from evalsig.data.readers.base import Reader, ReadOptions
 from evalsig.data.readers.collect import Collector, Description, TaskDescription
@@ -25,6 +27,7 @@ from evalsig.data.readers.helm import HELM
 from evalsig.data.readers.inspect_ai import INSPECT
 from evalsig.data.readers.lighteval import LIGHTEVAL, LIGHTEVAL_RESULTS
 from evalsig.data.readers.lm_eval import LM_EVAL
+from evalsig.data.readers.lm_eval_columnar import read_lm_eval_columnar
 from evalsig.data.readers.openai_evals import OPENAI_EVALS
 from evalsig.data.readers.opencompass import OPENCOMPASS
 from evalsig.data.readers.promptfoo import PROMPTFOO
@@ -223,17 +226,44 @@ def read_tables(
 ) -> dict[str, ScoreTable]:
     """Every task's table, keyed by task name ('' for a table with no task column).
 
-    One clean long table (CSV, JSON Lines, Parquet) is read column by column when pyarrow
-    is installed (:mod:`~evalsig.data.readers.columnar`); anything else, or a file that
-    path cannot vouch for, is read record by record.
+    One clean long table (CSV, JSON Lines, Parquet) or one lm-evaluation-harness samples
+    file or model folder is read column by column when pyarrow is installed
+    (:mod:`~evalsig.data.readers.columnar`, :mod:`~evalsig.data.readers.lm_eval_columnar`);
+    anything else, or a file those paths cannot vouch for, is read record by record.
     """
     options = options or ReadOptions()
     files = _expand(paths)
-    if len(files) == 1 and not files[0].is_dir():
-        fast = read_columnar(files[0], _pick(files[0], format).name, options)
+    prefetch_hashes(files)
+    if len(files) == 1:
+        reader = _pick(files[0], format).name
+        fast = None
+        if reader == LM_EVAL.name and _worth_columns(files[0], LM_EVAL_COLUMNS_FROM):
+            fast = read_lm_eval_columnar(files[0], options)
+        elif not files[0].is_dir() and _worth_columns(files[0], COLUMNS_FROM):
+            fast = read_columnar(files[0], reader, options)
         if fast is not None:
             return fast
     return collect(paths, options, format=format).tables()
+
+
+COLUMNS_FROM = 1 << 20
+LM_EVAL_COLUMNS_FROM = 64 << 20
+"""Bytes on disk from which a long table (1 MiB) or lm-eval samples (64 MiB) are read
+column by column when pyarrow is not loaded yet: loading it (and the pandas it loads) costs
+about half a second, more than the row readers take below these sizes (about 3 us a row
+of a long table; 300 MB/s of lm-eval samples)."""
+
+
+def _worth_columns(path: Path, threshold: int) -> bool:
+    """Whether the column path pays for itself on ``path`` (a file or a folder)."""
+    if "pyarrow" in sys.modules:
+        return True
+    try:
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) >= threshold
+        return path.stat().st_size >= threshold
+    except OSError:
+        return True  # the reader reports the problem
 
 
 def read_table(

@@ -59,6 +59,7 @@ class _AlpacaEvalReader:
                 f"({', '.join(sorted(models)[:5])}); choose one with "
                 "where={'generator_2': ...} (CLI: --where generator_2=NAME)."
             )
+        out.model(wanted.get("generator_2", next(iter(models)) if len(models) == 1 else None))
         out.names.update({"id": "instruction", "score": "preference - 1"})
         out.offer(clusters=["dataset"], keys=["annotator", "generator_1", "output_1"])
         out.notes.append(f"{path}: score = preference - 1 against the baseline output_1.")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from evalsig.data.build import table_from_long
+from evalsig.data.provenance import Origin, file_model, file_record
 from evalsig.data.readers.base import ReadOptions
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError, FormatError, examples
@@ -83,6 +84,8 @@ class Collector:
     """Tasks a reader passed over because another was chosen (for the message)."""
     hinted: dict[str, set[object]] = field(default_factory=dict)
     """Labels seen in columns that look like clusters but were not passed (for a note)."""
+    models: dict[int, str] = field(default_factory=dict)
+    """The model named by each file's harness metadata (by file number), when it names one."""
     _file: int = -1
 
     def start_file(self, source: str, format: str) -> None:
@@ -95,6 +98,48 @@ class Collector:
     def version(self, text: str) -> None:
         """Record which version (layout) of its format the current file is."""
         self.versions[self._file] = text
+
+    def model(self, name: object) -> None:
+        """Record the model the current file's harness metadata names (a string; the first
+        one given for a file is kept)."""
+        if isinstance(name, str) and name.strip():
+            self.models.setdefault(self._file, name.strip())
+
+    def origin(
+        self,
+        files: Sequence[int],
+        *,
+        task: str,
+        metric: str | None,
+        filter: str | None,
+        paths: Sequence[str] = (),
+        format: str = "",
+        layout: str | None = None,
+    ) -> Origin:
+        """Where a table of the files numbered ``files`` came from (see :class:`Origin`).
+
+        A columnar path, which starts no file, names its ``paths``, ``format`` and
+        ``layout``; a model named by another file of the collection (one model) is its.
+        """
+        on_disk = [f for f in files if self.formats[f] not in IN_MEMORY]
+        paths = [*paths, *(self.sources[f] for f in on_disk)]
+        layouts = [self.versions[f] for f in files]
+        named = list(dict.fromkeys(self.models[f] for f in files if f in self.models))
+        if not named and len(set(self.models.values())) == 1:
+            named = list(self.models.values())[:1]
+        model, model_from = file_model(paths, self.options.where, " + ".join(named) or None)
+        formats = [format] if format else [self.formats[f] for f in files]
+        return Origin(
+            files=tuple(file_record(p) for p in paths),
+            format=" + ".join(dict.fromkeys(formats)),
+            layout="; ".join(dict.fromkeys(v for v in layouts if v)) or layout,
+            model=model,
+            model_from=model_from,
+            task=task or None,
+            metric=metric,
+            filter=filter,
+            where=self.options.where,
+        )
 
     def add(
         self,
@@ -238,7 +283,7 @@ class Collector:
         if self.hinted and self.options.cluster_column is None:
             notes += cluster_hints(self.hinted, len({row[ITEM] for row in rows}))
         keys = [row[KEY] for row in rows]
-        return table_from_long(
+        table = table_from_long(
             [row[ITEM] for row in rows],
             np.fromiter((row[VALUE] for row in rows), dtype=object, count=len(rows)),
             runs=runs if any(r is not None for r in runs) else None,
@@ -252,6 +297,8 @@ class Collector:
             row_names=_Positions(self, rows),
             notes=tuple(notes),
         )
+        origin = self.origin(files, task=task, metric=metric, filter=chosen if filters else None)
+        return replace(table, origin=origin)
 
     # --- description ----------------------------------------------------------------------
 
@@ -307,6 +354,9 @@ class Collector:
             ),
         )
 
+
+IN_MEMORY = ("dataframe",)
+"""Formats of data passed in Python: their sources name no file."""
 
 TASK, ITEM, VALUE, METRIC, FILTER, RUN, CLUSTER, KEY, FILE, POSITION = range(10)
 """Fields of a row of :attr:`Collector.rows` (readers on a hot path may append rows)."""

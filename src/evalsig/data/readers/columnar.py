@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -184,7 +185,7 @@ def _tables(
         raise _NotHere
     keep = None
     for column, wanted in mapper.where:
-        labels = _text(table.column(column), text)
+        labels = _text(table.column(column), text, empty_ok=True)
         match = pc.equal(labels, wanted)
         keep = match if keep is None else pc.and_(keep, match)
     if keep is not None:
@@ -238,7 +239,7 @@ def _table(
     if hinted:
         notes += cluster_hints(hinted, len(ids.uniques))
     label = source + (f" (task {task!r})" if task else "")
-    return table_from_long(
+    found = table_from_long(
         ids,
         _scores(table.column(mapper.score or "")),
         runs=runs,
@@ -248,18 +249,21 @@ def _table(
         fields={"id": "item id", "score": "score", "run": "run", "cluster": "cluster"} | out.names,
         notes=tuple(notes),
     )
+    return replace(found, origin=out.origin([0], task=task, metric="score", filter=None))
 
 
-def _text(column: Any, text: bool) -> Any:
-    """A column as the strings Python's ``str()`` gives its values, or _NotHere."""
+def _text(column: Any, text: bool, *, empty_ok: bool = False) -> Any:
+    """A column as the strings Python's ``str()`` gives its values, or _NotHere; an empty
+    string only with ``empty_ok`` and not from a CSV (the row reader's None)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     column = _decoded(column)
     kind = column.type
     if pa.types.is_string(kind):
-        if column.null_count or (text and pc.any(pc.equal(column, "")).as_py()):
-            raise _NotHere  # the row reader reads an empty cell as None
+        empty = (text or not empty_ok) and pc.any(pc.equal(column, "")).as_py()
+        if column.null_count or empty:
+            raise _NotHere  # an empty label is an error to the row reader (None in a CSV)
         return column
     if pa.types.is_integer(kind) and not column.null_count:
         return pc.cast(column, pa.string())  # str(int) and pyarrow print integers alike
@@ -277,9 +281,12 @@ def _decoded(column: Any) -> Any:
     return column
 
 
-def _encode(column: Any, text: bool, *, missing_ok: bool = False) -> tuple[Any, Any]:
+def _encode(
+    column: Any, text: bool, *, missing_ok: bool = False, empty_ok: bool = False
+) -> tuple[Any, Any]:
     """Codes and labels in order of first appearance; with ``missing_ok`` (content keys),
-    -1 for a row without one (null, or an empty CSV cell)."""
+    -1 for a row without one (null, or an empty CSV cell), and an empty JSON string is a
+    key (``empty_ok``); as an id, run or cluster label it is an error to the row reader."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -289,7 +296,7 @@ def _encode(column: Any, text: bool, *, missing_ok: bool = False) -> tuple[Any, 
             present = pc.and_(present, pc.not_equal(column, ""))
         mask = np.asarray(present.to_numpy(zero_copy_only=False), dtype=bool)
         codes = np.full(len(column), -1, dtype=np.int64)
-        codes[mask], uniques = _encode(column.filter(present), text)
+        codes[mask], uniques = _encode(column.filter(present), text, empty_ok=True)
         return codes, uniques
     column = _decoded(column)
     kind = column.type
@@ -308,7 +315,7 @@ def _encode(column: Any, text: bool, *, missing_ok: bool = False) -> tuple[Any, 
     else:
         encoded = labels.dictionary_encode()
         codes = encoded.indices.to_numpy(zero_copy_only=False)
-    uniques = _text(encoded.dictionary, text)  # only the distinct values are checked, printed
+    uniques = _text(encoded.dictionary, text, empty_ok=empty_ok)  # distinct values only
     return (
         codes.astype(np.int64, copy=False),
         uniques.to_numpy(zero_copy_only=False).astype(object, copy=False),

@@ -70,6 +70,7 @@ class _EveryEvalEverReader:
                 f"({', '.join(sorted(models)[:5])}); choose one with where={{'model_id': ...}} "
                 "(CLI: --where model_id=NAME)."
             )
+        out.model(next(iter(models)) if len(models) == 1 else None)
 
     def _add(
         self, record: dict[str, Any], position: int, options: ReadOptions, out: Collector

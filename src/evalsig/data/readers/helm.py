@@ -394,6 +394,7 @@ class _HelmReader:
         out.names.update({"id": INSTANCE_FIELD, "run": "train_trial_index"})
         specs = _one_model(path, [(stats, run_spec(stats, options)) for stats in files], options)
         out.version("; ".join(sorted({spec.version for _, spec in specs})))
+        out.model(" + ".join(sorted({spec.model for _, spec in specs if spec.model})))
         named = [(stats, task_name(spec.name)) for stats, spec in specs]
         if options.task is not None:  # choose the task before checking metrics and splits
             out.tasks_seen.update(task for _, task in named)

@@ -195,6 +195,7 @@ class _Log:
             out.names["cluster"] = f"metadata.{options.cluster_column.removeprefix('metadata.')}"
         unfinished = "" if status == "success" else f" (the log's status is {status!r})"
         model = spec.get("model") if isinstance(spec, dict) else None
+        out.model(model)
         version = header.get("version")
         kind = ".eval archive" if source.endswith(".eval") else "JSON"
         out.version(f"log format {version} ({kind})" if isinstance(version, int) else f"({kind})")

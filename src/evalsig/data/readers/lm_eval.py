@@ -291,14 +291,23 @@ def _describe_layout(path: Path, record: Mapping[str, Any], out: Collector) -> N
     """Name the harness version that wrote ``path``, from its name and first sample."""
     if out.versions[out.file_number] is not None:
         return  # the JSON-array layout, already named
+    layout = layout_of(path, record)
+    if layout is not None:
+        out.version(layout)
+
+
+def layout_of(path: Path, record: Mapping[str, Any]) -> str | None:
+    """The harness version that wrote a JSON Lines samples file, from its name and first
+    sample (None when they do not tell)."""
     if LMMS_SAMPLES.match(path.name.removesuffix(".gz")):
-        out.version("lmms-eval (<date>_samples_<task>.jsonl)")
-    elif path.name.removesuffix(".gz").endswith(".json"):
-        out.version("main of May-June 2024 (samples_<task>_<date>.json holding JSON Lines)")
-    elif "filter" in record:
-        out.version("v0.4.7 or later")
-    elif "doc_hash" in record:
-        out.version("v0.4.3-v0.4.6")
+        return "lmms-eval (<date>_samples_<task>.jsonl)"
+    if path.name.removesuffix(".gz").endswith(".json"):
+        return "main of May-June 2024 (samples_<task>_<date>.json holding JSON Lines)"
+    if "filter" in record:
+        return "v0.4.7 or later"
+    if "doc_hash" in record:
+        return "v0.4.3-v0.4.6"
+    return None
 
 
 def _name_filters(out: Collector, start: int, names: list[str], path: Path) -> None:
@@ -360,8 +369,14 @@ def _cluster(record: Mapping[str, Any], name: str) -> object:
         return nested(record["doc"], name) if isinstance(record.get("doc"), Mapping) else None
 
 
-def _check_against_results(directory: Path, files: list[Path], out: Collector) -> None:
-    """Compare document counts with the results file's ``n-samples``, when it is there."""
+def _check_against_results(
+    directory: Path, files: list[Path], out: Collector, documents: Mapping[str, int] | None = None
+) -> None:
+    """Compare document counts with the results file's ``n-samples``, when it is there.
+
+    ``documents`` gives each task's count of distinct doc_ids when ``out`` holds no rows
+    (the columnar path, :mod:`~evalsig.data.readers.lm_eval_columnar`).
+    """
     results = sorted(p for p in directory.glob("results_*.json") if p.is_file())
     if not results:
         return
@@ -371,6 +386,7 @@ def _check_against_results(directory: Path, files: list[Path], out: Collector) -
     except (OSError, ValueError):
         out.notes.append(f"{results[-1]}: could not be read; document counts not checked.")
         return
+    out.model(model_name(summary))
     counts = summary.get("n-samples") if isinstance(summary, Mapping) else None
     if not isinstance(counts, Mapping):
         return
@@ -378,14 +394,37 @@ def _check_against_results(directory: Path, files: list[Path], out: Collector) -
         task = task_of(file)
         reported = counts.get(task, {}) if task else {}
         effective = reported.get("effective") if isinstance(reported, Mapping) else None
-        if not isinstance(effective, int):
+        if not task or not isinstance(effective, int):
             continue
-        seen = {row[1] for row in out.rows if row[0] == task}
-        if len(seen) != effective:
+        if documents is not None:
+            seen = documents[task]
+        else:
+            seen = len({row[1] for row in out.rows if row[0] == task})
+        if seen != effective:
             out.notes.append(
-                f"{file.name}: holds {len(seen)} documents but {results[-1].name} reports "
+                f"{file.name}: holds {seen} documents but {results[-1].name} reports "
                 f"{effective} evaluated: is the samples file truncated or from another run?"
             )
+
+
+def model_name(summary: object) -> str | None:
+    """The model of a results file: its ``model_name``, else ``pretrained=`` (or the whole
+    ``model_args``) of its ``config``."""
+    if not isinstance(summary, Mapping):
+        return None
+    if isinstance(summary.get("model_name"), str) and summary["model_name"]:
+        return str(summary["model_name"])
+    config = summary.get("config")
+    args = config.get("model_args") if isinstance(config, Mapping) else None
+    if isinstance(args, Mapping):
+        args = ",".join(f"{k}={v}" for k, v in args.items())
+    if not isinstance(args, str) or not args:
+        return None
+    for part in args.split(","):
+        key, _, value = part.partition("=")
+        if key.strip() in ("pretrained", "model", "engine") and value.strip():
+            return value.strip()
+    return args
 
 
 LM_EVAL = _LmEvalReader()

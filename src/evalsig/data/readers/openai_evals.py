@@ -157,6 +157,7 @@ class _OpenAIEvalsReader:
                     out.bad(position, f"is a JSON {type(record).__name__}, not an object.")
                 elif "spec" in record:
                     task = _eval_name(record["spec"], position, out, task)
+                    out.model(_completion_fns(record["spec"]))
                 elif "final_report" in record:
                     continue
                 elif isinstance(record.get("type"), str) and "sample_id" in record:
@@ -179,6 +180,12 @@ class _OpenAIEvalsReader:
             out.notes.append(f"{source}: no spec line, so the eval has no name (task '').")
         if keyed:
             out.offer(keys=[KEY_FIELD])
+
+
+def _completion_fns(spec: object) -> str | None:
+    """The model(s) a run spec evaluated: its ``completion_fns``, joined with ' + '."""
+    fns = spec.get("completion_fns") if isinstance(spec, Mapping) else None
+    return " + ".join(map(str, fns)) if isinstance(fns, list) and fns else None
 
 
 def _eval_name(spec: object, position: object, out: Collector, current: str | None) -> str | None:

@@ -319,6 +319,7 @@ def _read_folder(path: Path, options: ReadOptions, out: Collector, model: str | 
             out.start_file(str(file), OPENCOMPASS.name)
         else:
             out.sources[out.file_number] = str(file)
+        out.model(file.parent.name)  # results/<model>/<dataset>.json
         _read_details(file, document, options, out)
         read += 1
     if not passed:

@@ -390,7 +390,8 @@ class RecordMapper:
                 f"{source}: column {self.model!r} holds several models ({shown}"
                 f"{' ...' if len(self.models) >= MAX_SHOWN else ''}); their rows would be "
                 f"pooled as one model. Choose one with --where {self.model}=NAME (where=), or "
-                "--baseline-where / --candidate-where to compare two from this file."
+                "--baseline-where / --candidate-where to compare two from this file, or rank "
+                "them all with evalsig leaderboard."
             )
         if self.where and not self.kept:
             conditions = ", ".join(f"{c}={v}" for c, v in self.where)

@@ -1,0 +1,65 @@
+"""The 'Compared' line of every report, from a result's JSON ``provenance`` object.
+
+Working from the JSON means a saved result names what it compared exactly as a fresh one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any
+
+__all__ = ["compared", "models", "title"]
+
+SHORT_HASH = 12
+"""Hex digits of a SHA-256 shown in a report line (the JSON holds all 64)."""
+
+Document = Mapping[str, Any]
+
+
+def _file(record: Document) -> str:
+    """``name@0123456789ab``: the file's name and the first digits of its hash."""
+    return f"{PurePath(str(record['path'])).name}@{str(record['sha256'])[:SHORT_HASH]}"
+
+
+def _origin(label: str, origin: Document | None) -> str:
+    if origin is None:
+        return f"{label}: unknown origin"
+    parts = [_file(f) for f in origin["files"]] or [f"in-memory {origin['format']}"]
+    parts += [f"{key} {origin[key]!r}" for key in ("task", "metric", "filter") if origin[key]]
+    parts = [p for p in parts if p != "metric 'score'"]  # a table's score column
+    parts += [f"where {k}={v!r}" for k, v in origin["where"].items()]
+    name = origin["model"] or label
+    shown = name if name == label else f"{label} {name}"
+    return f"{shown} ({', '.join(parts)})"
+
+
+def models(r: Document) -> dict[str, str]:
+    """Each input's model name by label ('baseline', 'candidate', a model), the label when
+    the provenance names none."""
+    inputs = (r.get("provenance") or {}).get("inputs") or {}
+    return {label: (origin or {}).get("model") or label for label, origin in inputs.items()}
+
+
+def title(r: Document, default: str) -> str:
+    """'candidate-model vs baseline-model' for a comparison that names both, else ``default``."""
+    named = models(r)
+    if set(named) != {"baseline", "candidate"}:
+        return default
+    if named == {"baseline": "baseline", "candidate": "candidate"}:
+        return default
+    return f"{named['candidate']} vs {named['baseline']}"
+
+
+def compared(r: Document) -> str | None:
+    """One line: each input's model, files with short hashes, task, metric, filter, other
+    files, the seed, the evalsig version and the time; None without provenance."""
+    doc = r.get("provenance")
+    if not doc:
+        return None
+    parts = [_origin(label, origin) for label, origin in doc["inputs"].items()]
+    parts += [f"{role} {_file(record)}" for role, record in doc["files"].items()]
+    if doc["seed"] is not None:
+        parts.append(f"seed {doc['seed']}")
+    parts.append(f"evalsig {doc['evalsig_version']}, {doc['created']}")
+    return "; ".join(parts)

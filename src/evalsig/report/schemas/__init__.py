@@ -1,0 +1,85 @@
+"""JSON schemas (Draft 2020-12) of every result's ``to_dict()``, shipped with the package.
+
+Each kind's schema is ``<kind>.schema.json`` here, with the ``$id``
+``https://evalsig.dev/schemas/<kind>/v<SCHEMA_VERSION>.json``; a schema that embeds another
+kind's (a gate's comparisons) refers to it by that address, which :func:`registry`
+resolves offline. ``tests/test_schemas.py`` validates real results of every kind against
+them, and checks that the kinds written in the code and the schemas shipped are the same.
+
+Examples
+--------
+>>> schema("comparison")["$id"]
+'https://evalsig.dev/schemas/comparison/v1.json'
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from evalsig._json import SCHEMA_VERSION
+from evalsig.errors import DataError
+
+__all__ = ["KINDS", "registry", "schema", "schema_id"]
+
+KINDS = (
+    "audit",
+    "benchmark-resolution",
+    "claim-audit",
+    "comparison",
+    "dependence",
+    "gate",
+    "gate-registration",
+    "inference",
+    "leaderboard",
+    "leaderboard-tasks",
+    "meta-analysis",
+    "multiplicity",
+    "power",
+    "random-effects",
+    "resolution",
+    "runs-tradeoff",
+    "sample-size",
+    "sequential",
+    "sign_test",
+    "simulation",
+    "simultaneous",
+    "unpaired-shortcut",
+)
+"""Every result kind (the ``"kind"`` of a ``to_dict()``) that has a schema."""
+
+
+def schema_id(kind: str) -> str:
+    """The stable address of a kind's schema: ``https://evalsig.dev/schemas/<kind>/v1.json``."""
+    return f"https://evalsig.dev/schemas/{kind}/v{SCHEMA_VERSION}.json"
+
+
+def schema(kind: str) -> dict[str, Any]:
+    """The JSON schema of a result kind (a fresh copy, free to modify).
+
+    Raises
+    ------
+    DataError
+        An unknown kind; the message lists the kinds.
+    """
+    if kind not in KINDS:
+        raise DataError(f"no JSON schema for result kind {kind!r}; kinds: {', '.join(KINDS)}.")
+    return json.loads(_text(kind))  # type: ignore[no-any-return]
+
+
+@cache
+def _text(kind: str) -> str:
+    return (resources.files(__name__) / f"{kind}.schema.json").read_text("utf-8")
+
+
+def registry() -> Any:
+    """A ``referencing.Registry`` holding every schema under its ``$id``, for
+    ``jsonschema.Draft202012Validator(schema(kind), registry=registry())`` (needs the
+    ``jsonschema`` package)."""
+    from referencing import Registry, Resource
+
+    return Registry().with_resources(
+        (schema_id(kind), Resource.from_contents(schema(kind))) for kind in KINDS
+    )
