@@ -244,3 +244,28 @@ def test_an_empty_json_label_is_left_to_the_rows(tmp_path: Path) -> None:
         load(path)
     rows = [{"item": f"q{i}", "score": i % 2, "gold": "" if i else "A"} for i in range(4)]
     assert _compare(_write(rows, "jsonl", tmp_path), "jsonl", ReadOptions(key_column="gold"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(-3, 40), min_size=1, max_size=60),
+    st.sampled_from(["as is", "sorted", "tiled", "repeated"]),
+)
+def test_small_integer_codes_match_first_appearance(values: list[int], shape: str) -> None:
+    """Codes number the distinct values in order of first appearance, as a plain loop does."""
+    from evalsig.data.readers.columnar import _encode_small_integers
+
+    array = np.array(values, dtype=np.int64)
+    array = {
+        "as is": array,
+        "sorted": np.sort(array),
+        "tiled": np.tile(np.unique(array), 3),
+        "repeated": np.repeat(array, 2),
+    }[shape]
+    order: dict[int, int] = {}
+    expected = [order.setdefault(v, len(order)) for v in array.tolist()]
+    coded = _encode_small_integers(array)
+    assert coded is not None
+    codes, uniques = coded
+    assert codes.tolist() == expected
+    assert list(uniques) == [str(v) for v in order]

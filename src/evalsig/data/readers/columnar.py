@@ -317,14 +317,16 @@ def _encode(
         codes = encoded.indices.to_numpy(zero_copy_only=False)
     uniques = _text(encoded.dictionary, text, empty_ok=empty_ok)  # distinct values only
     return (
-        codes.astype(np.int64, copy=False),
+        codes,  # int32 from pyarrow: tables take narrow codes, so no 8-byte copy is made
         uniques.to_numpy(zero_copy_only=False).astype(object, copy=False),
     )
 
 
 def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_encode` for integers of a narrow range (run numbers, seeds), in O(n) steps:
-    each value's first position by a reversed scatter, the codes by rank of it."""
+    """:func:`_encode` for integers of a narrow range (run numbers, seeds), in O(n) steps.
+    When values first appear in ascending order (runs 0, 1, ... of each item; sorted ids)
+    the codes are the values' ranks (the offsets themselves with no gap); otherwise each
+    value's first position comes from a reversed scatter and the codes from its rank."""
     low, high = int(values.min()), int(values.max())
     if high - low > 4 * len(values) + 1024:
         return None
@@ -332,6 +334,14 @@ def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
         offsets = (values - values.dtype.type(low)).astype(np.int64)
     else:
         offsets = values.astype(np.int64) - low
+    seen = np.bincount(offsets, minlength=high - low + 1) > 0
+    if _first_seen_ascending(offsets, int(np.count_nonzero(seen))):
+        present = np.flatnonzero(seen)  # first appearances in ascending order: rank = order
+        uniques = np.empty(len(present), dtype=object)
+        uniques[:] = [str(v + low) for v in present.tolist()]
+        if len(present) == len(seen):
+            return offsets, uniques  # no gaps: the offsets are the codes
+        return (np.cumsum(seen) - 1)[offsets], uniques
     first = np.full(high - low + 1, len(values), dtype=np.int64)
     first[offsets[::-1]] = np.arange(len(values) - 1, -1, -1)  # the earliest write lands last
     present = np.flatnonzero(first < len(values))
@@ -341,6 +351,16 @@ def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     uniques = np.empty(len(present), dtype=object)
     uniques[:] = [str(v + low) for v in present.tolist()]
     return rank[offsets], uniques
+
+
+def _first_seen_ascending(offsets: np.ndarray, n_distinct: int) -> bool:
+    """Whether values first appear in ascending order: sorted values, or every distinct
+    value met within a short prefix in ascending order (run numbers 0, 1, ... per item)."""
+    head = offsets[:4096]
+    values, first = np.unique(head, return_index=True)
+    if len(values) == n_distinct:
+        return bool(np.all(np.diff(first) > 0))
+    return bool(np.all(offsets[1:] >= offsets[:-1]))
 
 
 def _run_starts(labels: Any) -> np.ndarray:
