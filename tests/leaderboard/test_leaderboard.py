@@ -275,3 +275,24 @@ def test_mapping_of_arrays_is_aligned_by_position() -> None:
     np.testing.assert_array_equal(board.p_adjusted, by_id.p_adjusted)
     with pytest.raises(DataError, match=r"aligned by position.*'m0': 200, 'm1': 199"):
         leaderboard({"m0": scores["m0"], "m1": scores["m1"][:199]})
+
+
+def test_report_chart_draws_rank_intervals_not_bare_scores() -> None:
+    """The chart beside the table shows each model's rank interval, unsigned; a score
+    without an interval of its own would be drawn as a zero-width, signed bar."""
+    import re
+
+    from evalsig.report.html import fragment
+
+    rng = np.random.default_rng(3)
+    board = leaderboard(
+        {f"m{i}": (rng.random(500) < 0.4 + 0.1 * i).astype(float) for i in range(3)}
+    )
+    html = fragment(board.to_dict())
+    shown = re.findall(r'class="value"[^>]*>([^<]+)<', html)
+    expected = [
+        f"{k + 1} [{lo}, {hi}]"
+        for k, (lo, hi) in enumerate(zip(board.rank_low, board.rank_high, strict=True))
+    ]
+    assert shown == expected
+    assert "rank intervals (1 = best)" in html

@@ -153,15 +153,21 @@ def _section(r: Result) -> tuple[str, dict[str, Any]]:
     heat = svg.heatmap(names, matrix, title=f"{r['correction']}-adjusted p-values", fmt="{:.2g}")
     forest_rows = [
         svg.ForestRow(
-            label=f"{row['rank']}. {row['model']}",
-            estimate=row["score"],
-            low=row["score"],
-            high=row["score"],
-            note=f"group {row['group']}, ranks {_interval(row)}",
+            label=f"{row['model']}",
+            estimate=float(row["rank"]),
+            low=float(row["rank_low"]),
+            high=float(row["rank_high"]),
+            note=_score(r, row["score"]),
         )
         for row in r["rows"]
     ]
-    scores = svg.forest(forest_rows, reference=math.nan, title="scores in ranking order")
+    scores = svg.forest(  # each model's rank and its rank interval (1 = best): no false
+        forest_rows,  # precision from a score drawn without its own interval
+        reference=math.nan,
+        unit="rank",
+        title="rank intervals (1 = best)",
+        signed=False,
+    )
     table = [
         [
             cell if i != 2 else {"text": cell, "value": row["score"], "badge": None, "cls": "num"}

@@ -87,11 +87,13 @@ def _num(v: float, unit: str = "") -> str:
     return f"{v:.6g} {unit}" if unit else f"{v:.6g}"
 
 
-def _short(v: float, decimals: int | None) -> str:
-    """A signed number with ``decimals`` decimals (3 significant digits if None or large)."""
+def _short(v: float, decimals: int | None, *, signed: bool = True) -> str:
+    """A number with ``decimals`` decimals (3 significant digits if None or large), signed
+    unless ``signed`` is False (ranks and scores are not differences)."""
     if math.isnan(v) or math.isinf(v):
         return _num(v)
-    return f"{v:+.3g}" if decimals is None or abs(v) >= 1e6 else f"{v:+.{decimals}f}"
+    sign = "+" if signed else ""
+    return f"{v:{sign}.3g}" if decimals is None or abs(v) >= 1e6 else f"{v:{sign}.{decimals}f}"
 
 
 def _fit(text: str, chars: int) -> str:

@@ -86,6 +86,7 @@ def forest(
     unit: str = "",
     title: str | None = None,
     width: float = 640,
+    signed: bool = True,
 ) -> str:
     """A forest plot: one row per label with its estimate and interval on a shared scale.
 
@@ -105,6 +106,8 @@ def forest(
         A heading above the plot.
     width : float, default 640
         Width in pixels (at least about 340 are used); the height grows with the rows.
+    signed : bool, default True
+        Print the values with a sign (differences); False for levels such as ranks.
 
     Returns
     -------
@@ -150,7 +153,7 @@ def forest(
     for i, (row, mark) in enumerate(zip(rows, marks, strict=True)):
         y = top + row_h * (i + 0.5)
         columns = (label_w, plot_x + plot_w + 10)
-        body.append(_forest_row(row, mark, ax, (y, row_h, scale), suffix, columns))
+        body.append(_forest_row(row, mark, ax, (y, row_h, scale), suffix, columns, signed))
     entries = []
     for e in ("pass", "fail", "unresolved"):
         if any(r.emphasis == e for r in rows):
@@ -171,6 +174,7 @@ def _forest_row(
     place: tuple[float, float, float],  # centre y, row height, value scale
     unit: str,
     columns: tuple[float, float],  # right edge of the labels, left edge of the values
+    signed: bool = True,
 ) -> str:
     (y, row_h, scale), (label_x, value_x) = place, columns
     ink, symbol, shape = _EMPHASIS[row.emphasis]
@@ -208,6 +212,9 @@ def _forest_row(
     else:
         out.append(_marker(shape, ax(est), y, 5, ink, tip, "estimate"))
     d = None if ax.decimals is None else ax.decimals + 1
-    value = f"{_short(est, d)} [{_short(low, d)}, {_short(high, d)}]"
+    if not signed and all(float(v).is_integer() for v in (est, low, high)):
+        d = 0  # whole numbers, such as ranks
+    value = ", ".join(_short(v, d, signed=signed) for v in (low, high))
+    value = f"{_short(est, d, signed=signed)} [{value}]"
     out.append(_text(value_x, y + 4, value, "value", {"font-size": 11}, chars=24))
     return _el("g", {"class": "row"}, tip=tip, raw="".join(out))
