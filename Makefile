@@ -15,9 +15,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(PIP) install -e .
 	@touch $@
 
-# The development install: test, lint and oracle dependencies.
+# The development install: every extra, and the dev dependency group (tests, lint, docs).
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[dev]'
+	$(PIP) install --upgrade 'pip>=25.1'
+	$(PIP) install -e '.[all]' --group dev
 	@touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed

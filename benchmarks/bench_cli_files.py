@@ -129,7 +129,7 @@ def main() -> dict[str, float]:
         import pandas  # noqa: F401
         import pyarrow  # noqa: F401
     except ImportError:
-        print("CLI compare from files: needs pyarrow and pandas (pip install 'evalsig[pandas]')")
+        print("CLI compare from files: needs pyarrow and pandas (pip install 'evalsig[columnar]')")
         return {}
     rng = np.random.default_rng(0)
     p = rng.beta(0.5, 0.5, N_ITEMS).repeat(N_RUNS)

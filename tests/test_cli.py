@@ -122,7 +122,7 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
 def test_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
-    assert result.stdout.strip() == "evalsig 0.1.0"
+    assert result.stdout.strip() == f"evalsig {evalsig.__version__}"
 
 
 def test_demo(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ HEAVY = ("numpy", "scipy", "duckdb", "pandas", "pyarrow", "matplotlib", "jinja2"
 
 COMMANDS = (
     "compare",
+    "plugins",
     "gate",
     "register",
     "inspect",

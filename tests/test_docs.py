@@ -357,7 +357,7 @@ def test_console_parser_reads_commands_and_output() -> None:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built with warnings as errors, as `make docs` builds it."""
-    pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install '.[docs]'")
+    pytest.importorskip("mkdocs", reason="the docs group is missing: pip install --group docs")
     folder = tmp_path_factory.mktemp("site")
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(folder)],

@@ -556,7 +556,7 @@ def test_without_pandas_the_error_names_the_fix(monkeypatch: pytest.MonkeyPatch)
 
     result = holm([0.01, 0.2])
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(ImportError, match=re.escape("pip install 'evalsig[pandas]'")):
+    with pytest.raises(ImportError, match=re.escape("pip install 'evalsig[columnar]'")):
         result.to_frame()
     assert "| raw p | adjusted p |" in result._repr_markdown_()  # markdown needs no pandas
 

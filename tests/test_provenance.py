@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 import evalsig
@@ -288,3 +289,227 @@ def test_claim_audit_and_meta_synthesis_carry_provenance(tmp_path: Path) -> None
     meta = synthesize(str(reports), n_resamples=0).to_dict()["provenance"]
     assert meta["files"]["reports"]["sha256"] == _sha(reports)
     assert synthesize(reports, n_resamples=0).to_dict()["provenance"]["files"]["reports"]
+
+
+# --- results that read files: power, resolution, monitor, audit, simulate ------------------
+
+
+def _long(path: Path, scores: dict[str, list[int]]) -> Path:
+    rows = [f"{m},q{i},{s}" for m, values in scores.items() for i, s in enumerate(values)]
+    path.write_text("\n".join(["model,item,score", *rows]) + "\n", "utf-8")
+    return path
+
+
+def _runs(path: Path, n_items: int = 200, n_runs: int = 4) -> Path:
+    from evalsig.simulate import simulate_benchmark
+
+    runs = simulate_benchmark(n_items=n_items, n_runs=n_runs, rng=0).baseline
+    rows = [f"q{i},{r},{int(v)}" for r, row in enumerate(runs) for i, v in enumerate(row)]
+    path.write_text("\n".join(["item,run,correct", *rows]) + "\n", "utf-8")
+    return path
+
+
+def _pilot(tmp_path: Path) -> tuple[Path, Path]:
+    """Two files that differ: the tuned model fixes 8 of the base's wrong answers."""
+    base = np.random.default_rng(7).integers(0, 2, 80).tolist()
+    fixed = [1 if i < 20 and not s else s for i, s in enumerate(base)]
+    return _csv(tmp_path / "base.csv", base), _csv(tmp_path / "tuned.csv", fixed)
+
+
+def test_power_and_resolution_from_pilot_files_name_them(tmp_path: Path) -> None:
+    from evalsig.data import pair
+    from evalsig.power import power_analysis, power_analysis_paired, resolution
+
+    base, tuned = _pilot(tmp_path)
+    assert _sha(base) != _sha(tuned)
+    analysis = power_analysis_paired(pair(load(base), load(tuned))).to_dict()["provenance"]
+    assert analysis["inputs"]["baseline"]["files"][0]["sha256"] == _sha(base)
+    assert analysis["inputs"]["candidate"]["files"][0]["sha256"] == _sha(tuned)
+    assert analysis["evalsig_version"] == evalsig.__version__
+    ratio = resolution(str(base), str(tuned)).to_dict()["provenance"]["inputs"]
+    assert (ratio["baseline"]["model"], ratio["candidate"]["files"][0]["sha256"]) == (
+        "base",
+        _sha(tuned),
+    )
+    rates = power_analysis(p01=0.075, p10=0.065, n=4000)
+    assert rates.to_dict()["provenance"]["inputs"] == {}  # given rates: no file
+    assert "compared: no input files; evalsig " in str(rates)
+    result = runner.invoke(app, ["power", str(base), str(tuned)])
+    assert result.exit_code == 0, result.output
+    assert f"compared: baseline base (base.csv@{_sha(base)[:12]})" in result.stdout
+    markdown = runner.invoke(app, ["power", str(base), str(tuned), "--format", "markdown"])
+    assert f"- compared: baseline base (base.csv@{_sha(base)[:12]}); candidate tuned" in (
+        markdown.stdout
+    )
+
+
+def test_benchmark_resolution_names_each_models_file(tmp_path: Path) -> None:
+    board = _long(tmp_path / "board.csv", {m: [1, 0, 1, 1, 0, k % 2] * 10 for k, m in
+                                           enumerate("xyz")})  # fmt: skip
+    result = runner.invoke(
+        app, ["resolution", str(board), "--format", "json", "--pairs", "all", "--seed", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    inputs = json.loads(result.stdout)["provenance"]["inputs"]
+    assert {m: (o["model"], o["files"][0]["sha256"]) for m, o in inputs.items()} == {
+        m: (m, _sha(board)) for m in "xyz"
+    }
+    text = runner.invoke(app, ["resolution", str(board)]).stdout
+    assert f"compared: x (board.csv@{_sha(board)[:12]})" in text
+
+
+def test_the_monitor_records_the_file_and_the_lines_it_monitored(tmp_path: Path) -> None:
+    stream = tmp_path / "stream.csv"
+    rows = "".join(f"{(i // 3) % 2},{1 if i % 5 else 0}\n" for i in range(600))
+    stream.write_text("\ufeffbaseline,candidate\n" + rows, "utf-8")  # a byte order mark too
+    result = runner.invoke(app, ["monitor", str(stream), "--format", "json", "--batch", "100"])
+    assert result.exit_code in (0, 1, 3), result.output
+    document = json.loads(result.stdout)
+    inputs = document["provenance"]["inputs"]
+    assert {label: o["metric"] for label, o in inputs.items()} == {
+        "baseline": "baseline",
+        "candidate": "candidate",
+    }
+    assert inputs["baseline"]["files"] == [
+        {"path": str(stream), "size": stream.stat().st_size, "sha256": _sha(stream)}
+    ]
+    text = runner.invoke(app, ["monitor", str(stream), "--batch", "100"]).stdout
+    assert f"compared             baseline (stream.csv@{_sha(stream)[:12]}, metric " in text
+
+
+def test_a_stopped_monitor_records_the_lines_up_to_the_stop(tmp_path: Path) -> None:
+    stream = tmp_path / "stream.jsonl"
+    lines = [json.dumps({"difference": 1 if i % 4 else 0}) + "\n" for i in range(2000)]
+    stream.write_text("".join(lines), "utf-8")
+    result = runner.invoke(
+        app, ["monitor", str(stream), "--format", "json", "--batch", "50", "--stop"]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    n = document["n"]
+    assert n < 2000
+    read = "".join(lines[:n]).encode("utf-8")
+    (record,) = document["provenance"]["inputs"]["differences"]["files"]
+    assert (record["size"], record["sha256"]) == (len(read), hashlib.sha256(read).hexdigest())
+    assert any("where monitoring stopped" in note for note in document["notes"])
+
+
+def test_sequences_of_the_python_api_carry_version_and_time() -> None:
+    from evalsig.sequential import confidence_sequence
+
+    document = confidence_sequence([0, 1, 0, 0, 1] * 40).to_dict()["provenance"]
+    assert (document["inputs"], document["files"]) == ({}, {})
+    assert document["evalsig_version"] == evalsig.__version__
+    assert document["created"].endswith("Z")
+
+
+def test_audit_and_simulation_of_a_fitted_design_name_the_runs(tmp_path: Path) -> None:
+    from evalsig.audit import audit
+    from evalsig.simulate import MixtureDesign, fit_design, simulation_report
+
+    runs = _runs(tmp_path / "runs.csv")
+    design = fit_design(str(runs), n_items=100)
+    audited = audit(design, methods=["paired-t"], n_simulations=5, rng=4).to_dict()
+    (record,) = audited["provenance"]["inputs"]["fitted to"]["files"]
+    assert (record["sha256"], audited["provenance"]["seed"]) == (_sha(runs), 4)
+    report = simulation_report(design, rng=6, n_simulations=0).to_dict()["provenance"]
+    assert report["inputs"]["fitted to"]["files"][0]["sha256"] == _sha(runs)
+    assert report["seed"] == 6
+    mixture = audit(MixtureDesign(n_items=100, n_runs=2), methods=["paired-t"],
+                    n_simulations=5, rng=4)  # fmt: skip
+    assert mixture.to_dict()["provenance"]["inputs"] == {}
+    assert "compared: no input files; seed 4; evalsig " in str(mixture)
+    result = runner.invoke(app, ["simulate", "--fit", str(runs), "--simulations", "0"])
+    assert result.exit_code == 0, result.output
+    assert f"compared: fitted to runs (runs.csv@{_sha(runs)[:12]})" in result.stdout
+
+
+def test_multiplicity_and_simultaneous_results_carry_seed_version_and_time() -> None:
+    from evalsig.inference import adjust, romano_wolf
+
+    corrected = adjust({"a": 0.01, "b": 0.04}, method="holm")
+    document = corrected.to_dict()["provenance"]
+    assert (document["inputs"], document["seed"]) == ({}, None)
+    assert document["evalsig_version"] == evalsig.__version__
+    # values passed in Python: no line of "no input files" and a time under each table
+    assert "compared:" not in str(corrected)
+    assert "compared:" not in corrected._repr_markdown_()
+    rng = np.random.default_rng(3)
+    joint = romano_wolf({t: rng.normal(0.1, 1, 40) for t in "ab"}, n_resamples=200, rng=9)
+    assert joint.to_dict()["provenance"]["seed"] == 9
+    assert "compared:" not in str(joint)
+    assert "seed 9" in str(joint)
+    html = fragment(joint.to_dict())
+    assert "<strong>Compared:</strong> no input files; seed 9" in html
+
+
+def test_html_reports_show_the_compared_line_of_the_new_kinds(tmp_path: Path) -> None:
+    from evalsig.data import pair
+    from evalsig.power import power_analysis_paired
+
+    base, tuned = _pilot(tmp_path)
+    document = power_analysis_paired(pair(load(base), load(tuned))).to_dict()
+    assert f"tuned.csv@{_sha(tuned)[:12]}" in fragment(document)
+
+
+# --- model names from harness metadata: lighteval, promptfoo -------------------------------
+
+LIGHTEVAL = Path(__file__).parent / "data" / "fixtures" / "lighteval"
+PROMPTFOO = Path(__file__).parent / "data" / "fixtures" / "promptfoo"
+
+
+def _details(layout: str, root: Path = LIGHTEVAL) -> Path:
+    return next((root / layout / "details").rglob("details_*.parquet"))
+
+
+def test_lighteval_details_name_their_model() -> None:
+    pytest.importorskip("pyarrow")
+    for layout in ("v0.4-v0.7", "v0.8-v0.10", "v0.11"):
+        origin = load(_details(layout), metric="qem").origin
+        assert origin is not None
+        assert (origin.model, origin.model_from) == ("EleutherAI/pythia-160m", "harness metadata")
+    folder = load(LIGHTEVAL / "v0.11", metric="qem").origin
+    assert folder is not None
+    assert folder.model == "EleutherAI/pythia-160m"
+
+
+def test_lighteval_model_comes_from_the_results_file_of_the_run(tmp_path: Path) -> None:
+    import shutil
+
+    pytest.importorskip("pyarrow")
+    copy = tmp_path / "out"
+    shutil.copytree(LIGHTEVAL / "v0.11", copy)
+    results = next((copy / "results").rglob("results_*.json"))
+    summary = json.loads(results.read_text("utf-8"))
+    summary["config_general"]["model_name"] = "org/renamed-in-config"
+    results.write_text(json.dumps(summary), "utf-8")
+    origin = load(_details("", copy), metric="qem").origin
+    assert origin is not None
+    assert origin.model == "org/renamed-in-config"  # the run's metadata, not the folder
+    results.write_text("{not json", "utf-8")
+    table = load(_details("", copy), metric="qem")
+    assert table.origin is not None
+    assert table.origin.model == "EleutherAI/pythia-160m"  # the folder lighteval named
+    assert any("not read for the model's name" in note for note in table.notes)
+    alone = tmp_path / _details("v0.11").name
+    shutil.copy(_details("v0.11"), alone)  # outside lighteval's layout: no model
+    origin = load(alone, metric="qem").origin
+    assert origin is not None
+    assert origin.model_from == "file name"
+
+
+def test_promptfoo_files_name_the_chosen_provider() -> None:
+    for name in ("v2_two_providers_repeat2.json", "v3_two_providers_repeat2.json",
+                 "v3_two_providers_repeat2.jsonl"):  # fmt: skip
+        origin = load(PROMPTFOO / name, where={"provider": "model-b"}).origin
+        assert origin is not None
+        assert (origin.model, origin.model_from) == ("model-b", "harness metadata")
+        assert origin.where == (("provider", "model-b"),)
+    flaky = load(PROMPTFOO / "v2_errors_two_prompts.json", where={"prompt": "short"}).origin
+    assert flaky is not None
+    assert flaky.model == "flaky-model"  # the label of the config (0.91.3)
+    result = evalsig.compare(
+        load(PROMPTFOO / "v3_two_providers_repeat2.json", where={"provider": "model-a"}),
+        load(PROMPTFOO / "v3_two_providers_repeat2.json", where={"provider": "model-b"}),
+    )
+    assert as_markdown(result.to_dict()).startswith("### model-b vs model-a\n")

@@ -4,19 +4,23 @@ For each kind, small real results are built through the public API (with and wit
 optional parts: clusters, a bootstrap, one-sided tests, undefined p-values) and validated
 against the shipped schema (Draft 2020-12, ``additionalProperties: false`` everywhere, so
 a new field without a schema update fails here). The kinds written in the code and the
-schemas shipped must be the same set.
+schemas shipped must be the same set. Every field has a type, and the examples give each
+optional part a value (so that its type is checked, not only its null), including results
+read from files, whose provenance names them.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from jsonschema import Draft202012Validator
+from typer.testing import CliRunner
 
 from evalsig._json import SCHEMA_VERSION
 from evalsig.errors import DataError
@@ -29,6 +33,35 @@ HOSTILE = "<script>alert(1)</script> | `x` *y*"
 def _scores(n_models: int, n_items: int, seed: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     return {f"m{k}": (rng.random(n_items) < 0.5 + 0.1 * k).astype(int) for k in range(n_models)}
+
+
+def _long_csv(path: Path, scores: dict[str, np.ndarray], clusters: int = 0) -> Path:
+    """A long table: model, item, score (and category, ``clusters`` of them)."""
+    head = "model,item,score" + (",category" if clusters else "")
+    rows = [
+        f"{model},q{i},{int(v)}" + (f",c{i % clusters}" if clusters else "")
+        for model, values in scores.items()
+        for i, v in enumerate(values)
+    ]
+    path.write_text("\n".join([head, *rows]) + "\n", "utf-8")
+    return path
+
+
+def _runs_csv(path: Path, runs: np.ndarray) -> Path:
+    """Runs x items 0/1 scores as a long table: item, run, correct."""
+    rows = [f"q{i},{r},{int(v)}" for r, row in enumerate(runs) for i, v in enumerate(row)]
+    path.write_text("\n".join(["item,run,correct", *rows]) + "\n", "utf-8")
+    return path
+
+
+class _Document:
+    """A result's JSON as a command wrote it (its ``to_dict()``)."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.document
 
 
 def _comparison() -> list[Any]:
@@ -98,6 +131,27 @@ def _inference() -> list[Any]:
     return [mcnemar(x, y), paired_t(rng.random(50), rng.random(50))]
 
 
+def _meta_with_bias_tests() -> Any:
+    """Two benchmarks, two models, 12 reports per cell with their own standard errors and
+    self-reported flags: funnel tests, trim and fill and the self-report gap all run."""
+    from evalsig.meta import synthesize
+
+    rng = np.random.default_rng(13)
+    reports = [
+        {
+            "model": model, "benchmark": bench, "source": f"paper {k}",
+            "score": base + rng.normal(0, 0.005 + 0.002 * k) + 0.01 * (k % 3 == 0),
+            "se": 0.005 + 0.002 * k, "self_reported": k % 3 == 0,
+            "harness": "lm-eval" if k % 2 else None, "prompt": "5-shot",
+            "temperature": 0.0 if k % 2 else None,
+        }
+        for bench in ("mmlu", HOSTILE)
+        for model, base in (("a", 0.7), ("b", 0.6))
+        for k in range(12)
+    ]  # fmt: skip
+    return synthesize(reports, n_resamples=0)
+
+
 def _multiplicity() -> list[Any]:
     from evalsig.inference import adjust
 
@@ -149,13 +203,31 @@ def _meta_analysis() -> list[Any]:
         for model, base in ((HOSTILE, 0.7), ("base", 0.6))
         for k, s in enumerate(base + rng.normal(0, 0.02, 4))
     ] + [{"model": "solo", "benchmark": "mmlu", "source": "one", "score": 0.5, "n": 1000}]
-    return [synthesize(reports, n_resamples=100, rng=12), synthesize(reports, n_resamples=0)]
+    return [
+        synthesize(reports, n_resamples=100, rng=12),
+        synthesize(reports, n_resamples=0),
+        _meta_with_bias_tests(),
+    ]
 
 
-def _power() -> list[Any]:
-    from evalsig.power import power_analysis
+def _pilot(tmp: Path, *, clusters: int = 0) -> tuple[Path, Path]:
+    """Two one-run result files on the same 300 items."""
+    scores = _scores(2, 300, 14)
+    return (
+        _long_csv(tmp / "base.csv", {"base": scores["m0"]}, clusters),
+        _long_csv(tmp / "cand.csv", {"cand": scores["m1"]}, clusters),
+    )
 
-    return [power_analysis(p01=0.075, p10=0.065, n=4000, baseline_accuracy=0.57)]
+
+def _power(tmp: Path) -> list[Any]:
+    from evalsig.data import load, pair
+    from evalsig.power import power_analysis, power_analysis_paired
+
+    base, cand = _pilot(tmp)
+    return [
+        power_analysis(p01=0.075, p10=0.065, n=4000, baseline_accuracy=0.57),
+        power_analysis_paired(pair(load(base), load(cand)), source="pilot"),
+    ]
 
 
 def _sample_size() -> list[Any]:
@@ -164,17 +236,26 @@ def _sample_size() -> list[Any]:
     return [mcnemar_sample_size(0.075, 0.065)]
 
 
-def _resolution() -> list[Any]:
-    from evalsig.power import resolution_from_rates
+def _resolution(tmp: Path) -> list[Any]:
+    from evalsig.power import resolution, resolution_from_rates
 
-    return [resolution_from_rates(4000, 0.075, 0.065)]
+    base, cand = _pilot(tmp, clusters=10)
+    return [
+        resolution_from_rates(4000, 0.075, 0.065),
+        resolution(str(base), str(cand), cluster="category"),
+    ]
 
 
-def _benchmark_resolution() -> list[Any]:
+def _benchmark_resolution(tmp: Path) -> list[Any]:
     from evalsig.data.models import load_models
     from evalsig.power import benchmark_resolution
 
-    return [benchmark_resolution(load_models(_scores(3, 200, 8)), pairs="all")]
+    table = _long_csv(tmp / "board.csv", _scores(3, 200, 8), clusters=8)
+    clustered = load_models(str(table), cluster_column="category")
+    return [
+        benchmark_resolution(load_models(_scores(3, 200, 8)), pairs="all"),
+        benchmark_resolution(clustered, n_resamples=20, rng=3),
+    ]
 
 
 def _runs_tradeoff() -> list[Any]:
@@ -186,31 +267,62 @@ def _runs_tradeoff() -> list[Any]:
 def _unpaired() -> list[Any]:
     from evalsig.power import unpaired_shortcut_sample_size
 
-    return [unpaired_shortcut_sample_size(0.70, 0.75)]
-
-
-def _sequential() -> list[Any]:
-    from evalsig.sequential import confidence_sequence
-
-    rng = np.random.default_rng(9)
     return [
-        confidence_sequence(rng.choice([-1, 0, 0, 1], 400) + 0.0),
-        confidence_sequence(rng.choice([-1, 0, 1], 50) + 0.0, method="bernstein"),
+        unpaired_shortcut_sample_size(0.70, 0.75),
+        unpaired_shortcut_sample_size(0.57, 0.58, p01=0.075, p10=0.065),
     ]
 
 
-def _simulation() -> list[Any]:
-    from evalsig.simulate import simulation_report
+def _sequential(tmp: Path) -> list[Any]:
+    from evalsig.cli import app
+    from evalsig.sequential import confidence_sequence
 
-    return [simulation_report(rng=3, n_simulations=0), simulation_report(rng=3, n_simulations=20)]
+    rng = np.random.default_rng(9)
+    stream = tmp / "stream.csv"
+    pairs = rng.integers(0, 2, (300, 2))
+    stream.write_text("baseline,candidate\n" + "".join(f"{a},{b}\n" for a, b in pairs))
+    monitored = CliRunner().invoke(app, ["monitor", str(stream), "--format", "json"])
+    assert monitored.exit_code in (0, 1, 3), monitored.output
+    return [
+        confidence_sequence(rng.choice([-1, 0, 0, 1], 400) + 0.0),
+        confidence_sequence(rng.choice([-1, 0, 1], 50) + 0.0, method="bernstein"),
+        _Document(json.loads(monitored.stdout)),
+    ]
 
 
-def _audit() -> list[Any]:
+def _fitted(tmp: Path) -> Any:
+    """A design fitted to a file of one model's runs (its provenance names the file)."""
+    from evalsig.simulate import fit_design, simulate_benchmark
+
+    bench = simulate_benchmark(n_items=300, n_runs=4, rng=0)
+    return fit_design(str(_runs_csv(tmp / "runs.csv", bench.baseline)), n_items=200)
+
+
+def _simulation(tmp: Path) -> list[Any]:
+    from evalsig.simulate import MixtureDesign, simulation_report
+
+    clustered = MixtureDesign(n_items=300, n_runs=3, n_clusters=10, icc=0.1)
+    return [
+        simulation_report(rng=3, n_simulations=0),
+        simulation_report(rng=3, n_simulations=20),
+        simulation_report(rng=20260504, n_simulations=0),  # the article's printout
+        simulation_report(clustered, rng=4, n_simulations=0),
+        simulation_report(_fitted(tmp), rng=5, n_simulations=0),
+    ]
+
+
+def _audit(tmp: Path) -> list[Any]:
     from evalsig.audit import audit
     from evalsig.simulate import MixtureDesign
 
     design = MixtureDesign(n_items=100, n_runs=3, uplift=0.02)
-    return [audit(design, methods=["paired-t"], n_simulations=10, rng=1)]
+    clustered = MixtureDesign(n_items=100, n_runs=3, uplift=0.02, n_clusters=5, icc=0.05)
+    return [
+        audit(design, methods=["paired-t"], n_simulations=10, rng=1),
+        audit(methods=["paired-t"], n_simulations=10, rng=1),  # the article's design and table
+        audit(clustered, methods=["paired-t"], n_simulations=10, rng=1),
+        audit(_fitted(tmp), methods=["paired-t"], n_simulations=10, rng=1),
+    ]
 
 
 def _claim_audit() -> list[Any]:
@@ -235,15 +347,15 @@ BUILDERS: dict[str, Callable[[Path], list[Any]]] = {
     "simultaneous": lambda _: _simultaneous(),
     "random-effects": lambda _: _random_effects(),
     "meta-analysis": lambda _: _meta_analysis(),
-    "power": lambda _: _power(),
+    "power": _power,
     "sample-size": lambda _: _sample_size(),
-    "resolution": lambda _: _resolution(),
-    "benchmark-resolution": lambda _: _benchmark_resolution(),
+    "resolution": _resolution,
+    "benchmark-resolution": _benchmark_resolution,
     "runs-tradeoff": lambda _: _runs_tradeoff(),
     "unpaired-shortcut": lambda _: _unpaired(),
-    "sequential": lambda _: _sequential(),
-    "simulation": lambda _: _simulation(),
-    "audit": lambda _: _audit(),
+    "sequential": _sequential,
+    "simulation": _simulation,
+    "audit": _audit,
     "claim-audit": lambda _: _claim_audit(),
 }
 """How to build small real results of each kind through the public API."""
@@ -309,6 +421,73 @@ def test_results_match_their_schema(kind: str, tmp_path: Path) -> None:
         assert document["kind"] == kind
         errors = [f"{list(e.absolute_path)}: {e.message}" for e in check.iter_errors(document)]
         assert not errors, errors
+
+
+def test_every_field_has_a_type() -> None:
+    """No property is left untyped ('null in every example'): each says what it holds."""
+    typed = ("type", "const", "enum", "$ref", "anyOf", "oneOf")
+
+    def walk(node: object, where: str) -> Iterator[str]:
+        if isinstance(node, dict):
+            for name, field in (node.get("properties") or {}).items():
+                if not any(key in field for key in typed):
+                    yield f"{where}/{name}"
+            for key, value in node.items():
+                yield from walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                yield from walk(value, f"{where}/{i}")
+
+    assert [path for kind in KINDS for path in walk(schema(kind), kind)] == []
+
+
+ONCE_NULL = {
+    "audit": ["reference", "methods[].published", "design.n_clusters", "provenance.inputs"],
+    "benchmark-resolution": ["bootstrap", "n_clusters", "pairs[].design_effect", "provenance"],
+    "meta-analysis": [
+        "self_report",
+        "cells[].egger",
+        "cells[].rank_test",
+        "cells[].trim_and_fill",
+        "cells[].self_report_gap",
+        "leaderboards[].funnel",
+    ],
+    "simulation": [
+        "published",
+        "icc.realized_scores",
+        "pairs[].icc_differences",
+        "provenance.inputs",
+    ],
+    "unpaired-shortcut": ["paired"],
+    "power": ["provenance.inputs"],
+    "resolution": ["design_effect", "n_required_clustered", "provenance.inputs"],
+    "sequential": ["provenance.inputs"],
+}
+"""Fields that were null in every example (their types unchecked): each example set must
+give them a value, so the schema's type for it is exercised."""
+
+
+def _values(document: Any, path: str) -> Iterator[Any]:
+    """The values at ``path`` ('a.b', 'a[].b': every element of list a) in a document."""
+    head, _, rest = path.partition(".")
+    many = head.endswith("[]")
+    value = document.get(head.removesuffix("[]")) if isinstance(document, dict) else None
+    for item in (value or []) if many else [value]:
+        if rest:
+            yield from _values(item, rest)
+        else:
+            yield item
+
+
+@pytest.mark.parametrize("kind", sorted(ONCE_NULL))
+def test_the_examples_give_every_optional_field_a_value(kind: str, tmp_path: Path) -> None:
+    documents = [result.to_dict() for result in BUILDERS[kind](tmp_path)]
+    empty = [
+        path
+        for path in ONCE_NULL[kind]
+        if not any(v not in (None, {}, []) for d in documents for v in _values(d, path))
+    ]
+    assert empty == []
 
 
 def test_a_new_field_fails_the_schema() -> None:

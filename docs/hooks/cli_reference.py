@@ -18,6 +18,7 @@ WIDTH = 80
 ORDER = (
     "compare",
     "inspect",
+    "plugins",
     "demo",
     "register",
     "gate",

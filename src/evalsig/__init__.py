@@ -15,13 +15,17 @@ from importlib import import_module
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+try:  # written at install from the git tag (pyproject.toml, [tool.hatch.version])
+    from evalsig._version import __version__
+except ImportError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 from evalsig.errors import AlignmentError, DataError, EvalsigError, EvalsigWarning, FormatError
 
 if TYPE_CHECKING:
     from evalsig.comparison import ComparisonResult, compare
-    from evalsig.data import PairedScores, ScoreTable, load, pair
+    from evalsig.data import PairedScores, ScoreTable, pair
+    from evalsig.data.load import load
     from evalsig.inference import ConfidenceInterval
     from evalsig.release import GatePolicy, GateResult
 

@@ -29,7 +29,7 @@ __all__ = [
     "stacked",
 ]
 
-PANDAS_MISSING = "to_frame() needs pandas: pip install 'evalsig[pandas]'."
+PANDAS_MISSING = "to_frame() needs pandas: pip install 'evalsig[columnar]'."
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
 
+from evalsig import plugins
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.load import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
@@ -33,7 +36,15 @@ from evalsig.inference._permutation import permutation_core
 from evalsig.inference._ttest import paired_t_core
 from evalsig.inference._wilcoxon import wilcoxon_core
 
-__all__ = ["ComparisonResult", "compare", "compare_paired"]
+__all__ = [
+    "ComparisonResult",
+    "PairedTest",
+    "compare",
+    "compare_paired",
+    "register_test",
+    "registered_tests",
+    "unregister_test",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -159,6 +170,17 @@ class ComparisonResult:
 
         return one_line(self.to_dict())
 
+    def __iter__(self) -> Iterator[float]:
+        """``statistic, pvalue = result``, as scipy's test results unpack (``statistic_name``
+        names the statistic; a t statistic is that of ``ttest_rel(candidate, baseline)``)."""
+        return iter((self.statistic, self.pvalue))
+
+    def _repr_markdown_(self) -> str:
+        """The reporting template (:func:`evalsig.report.comparison.as_markdown`)."""
+        from evalsig.report.comparison import as_markdown
+
+        return as_markdown(self.to_dict())
+
     def _repr_html_(self) -> str:
         from evalsig.report.html import fragment
 
@@ -179,13 +201,129 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 
 FEW_CLUSTERS = 30
 
+TestFunction = Callable[..., InferenceResult]
+"""``test(d, *, variant, alternative, confidence_level, n_resamples, rng) -> InferenceResult``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairedTest:
+    """A paired test of your own (or a plugin's), for ``compare(method=name)``.
+
+    ``function(d, *, variant, alternative, confidence_level, n_resamples, rng)`` receives
+    ``d``, the per-item differences candidate minus baseline (float64; per-item means when
+    there are several runs, items in the aligned order; clusters are not passed), the
+    ``variant`` asked for (None when ``variants`` is empty, else one of them, the first by
+    default), the checked ``alternative``, ``confidence_level`` and ``n_resamples``, and a
+    numpy Generator ``rng`` to draw from. It returns an
+    :class:`~evalsig.inference.InferenceResult` for that alternative and level (build it
+    with :func:`evalsig.plugins.inference_result`).
+    """
+
+    name: str
+    function: TestFunction
+    description: str = ""
+    """What the test does, shown as the reason the method was used."""
+    variants: tuple[str, ...] = ()
+    """The ``variant`` values it accepts, the default first."""
+    origin: str = ""
+    """The distribution a plugin's test came from (set when it is loaded)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise DataError(f"a paired test needs a non-empty `name`; got {self.name!r}.")
+        if self.name == "auto" or self.name in VARIANTS:
+            raise DataError(
+                f"{self.name!r} is a built-in method of compare; name your test otherwise."
+            )
+        if not callable(self.function):
+            raise DataError(f"`function` of test {self.name!r} must be callable.")
+        if not isinstance(self.variants, tuple) or not all(
+            isinstance(v, str) for v in self.variants
+        ):
+            raise DataError(
+                f"`variants` of test {self.name!r} must be a tuple of strings; "
+                f"got {self.variants!r}."
+            )
+
+
+_TESTS: dict[str, PairedTest] = {}
+"""Paired tests registered in code or by plugins (entry-point group ``evalsig.methods``)."""
+
+
+def register_test(test: PairedTest, /, *, replace: bool = False) -> PairedTest:
+    """Add a paired test, so that ``compare(method=test.name)`` runs it.
+
+    ``replace=True`` replaces a test registered under the same name; built-in methods
+    cannot be replaced. Plugins register theirs through the entry-point group
+    ``evalsig.methods`` (see :mod:`evalsig.plugins`).
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from evalsig.inference import paired_t
+    >>> def clipped_t(d, *, variant, alternative, confidence_level, n_resamples, rng):
+    ...     'Paired t-test on differences clipped to [-0.5, 0.5].'
+    ...     result = paired_t(baseline=0 * d, candidate=d.clip(-0.5, 0.5),
+    ...                       alternative=alternative, confidence_level=confidence_level)
+    ...     return replace(result, method="clipped-t")
+    >>> register_test(PairedTest(name="clipped-t", function=clipped_t)).name
+    'clipped-t'
+    >>> compare([0.1, 0.4, 0.3, 0.9], [0.3, 0.5, 0.3, 0.2], method="clipped-t").method
+    'clipped-t'
+    >>> unregister_test("clipped-t")
+    """
+    if not isinstance(test, PairedTest):
+        raise DataError(f"register_test() takes a PairedTest; got {test!r:.60}.")
+    if test.name in _TESTS and not replace:
+        raise DataError(f"a test {test.name!r} is registered already; pass replace=True.")
+    _TESTS[test.name] = test
+    return test
+
+
+def unregister_test(name: str) -> None:
+    """Remove a test registered with :func:`register_test`."""
+    if name not in _TESTS:
+        raise DataError(f"no test {name!r} is registered.")
+    del _TESTS[name]
+
+
+def registered_tests() -> Mapping[str, PairedTest]:
+    """Every registered test by name (plugins' included), read-only."""
+    load_plugins()
+    return MappingProxyType(_TESTS)
+
+
+def load_plugins() -> tuple[plugins.Plugin, ...]:
+    """Register the paired tests of installed plugins (entry-point group
+    ``evalsig.methods``), once."""
+    return plugins.load_group(plugins.METHODS, _install_plugin)
+
+
+def _install_plugin(entry: object, plugin: plugins.Plugin) -> str:
+    """A plugin's :class:`PairedTest`, or a test function named after the entry point."""
+    if isinstance(entry, PairedTest):
+        test = entry
+    elif callable(entry):
+        doc = (getattr(entry, "__doc__", None) or "").strip()
+        test = PairedTest(name=plugin.name, function=entry, description=doc.split("\n")[0])
+    else:
+        raise plugins.PluginError(
+            f"it names {type(entry).__name__} {entry!r:.60}, not a PairedTest or a test function."
+        )
+    if test.name in _TESTS:
+        raise plugins.PluginError(
+            f"a test {test.name!r} is registered already, and is kept; rename the plugin's."
+        )
+    register_test(dataclasses.replace(test, origin=plugin.source))
+    return f"paired test {test.name!r}"
+
 
 def compare(
     baseline: Any,
     candidate: Any,
     /,
     *,
-    method: Method = "auto",
+    method: Method | str = "auto",
     variant: str | None = None,
     alternative: Alternative = "two-sided",
     one_sided: bool | None = None,
@@ -207,6 +345,7 @@ def compare(
     method : {"auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"}
         "auto" picks by the data: clusters -> cluster-robust (CR2); one run of 0/1 scores
         -> McNemar; several runs or continuous scores -> paired t-test on per-item means.
+        Or the name of a test added with :func:`register_test` or by a plugin.
     variant : str, optional
         The method's variant: McNemar "exact" / "asymptotic" / "corrected" / "mid-p";
         permutation "auto" / "exact" / "monte-carlo"; bootstrap "bca" / "percentile" / "basic";
@@ -272,7 +411,7 @@ def compare_paired(
     paired: PairedScores,
     /,
     *,
-    method: Method = "auto",
+    method: Method | str = "auto",
     variant: str | None = None,
     alternative: Alternative = "two-sided",
     confidence_level: float = 0.95,
@@ -358,10 +497,15 @@ def compare_paired(
 
 
 def _check_method(method: object) -> None:
-    if method not in VARIANTS and method != "auto":
-        raise DataError(
-            f"`method` must be 'auto' or one of {', '.join(map(repr, VARIANTS))}; got {method!r}."
-        )
+    if isinstance(method, str) and (
+        method == "auto" or method in VARIANTS or method in registered_tests()
+    ):  # plugins load at the first name that is not built in
+        return
+    extra = f", or a registered test ({', '.join(map(repr, _TESTS))})" if _TESTS else ""
+    raise DataError(
+        f"`method` must be 'auto' or one of {', '.join(map(repr, VARIANTS))}{extra}; "
+        f"got {method!r}."
+    )
 
 
 def _resolve_alternative(alternative: object, one_sided: object) -> Alternative:
@@ -379,6 +523,10 @@ def _resolve_alternative(alternative: object, one_sided: object) -> Alternative:
 
 
 def _choose(paired: PairedScores, method: str) -> tuple[str, str]:
+    test = _TESTS.get(method)
+    if test is not None:
+        origin = f" (from {test.origin})" if test.origin else ""
+        return method, f"requested: {test.description or test.name}{origin}"
     if method != "auto":
         return method, "requested"
     if paired.n_clusters is not None:
@@ -398,7 +546,7 @@ def _choose(paired: PairedScores, method: str) -> tuple[str, str]:
 
 
 def _check_variant(method: str, variant: object) -> str | None:
-    choices = VARIANTS[method]
+    choices = _TESTS[method].variants if method in _TESTS else VARIANTS[method]
     if variant is None:
         return choices[0] if choices else None
     if variant not in choices:
@@ -421,6 +569,11 @@ def _run(
     rng: np.random.Generator,
 ) -> InferenceResult:
     common: dict[str, Any] = {"alternative": alternative, "confidence_level": confidence_level}
+    if method in _TESTS:
+        d = paired.differences()
+        return _run_registered(
+            _TESTS[method], d, variant, n_resamples=n_resamples, rng=rng, **common
+        )
     if method == "mcnemar":
         if discordant is None:
             raise DataError(_mcnemar_misfit(paired))
@@ -464,6 +617,41 @@ def _run(
             d, codes, variant="pairs" if variant == "bootstrap" else "wild", **resampling
         )
     return cluster_robust_core(d, codes, variant=variant, **common)  # type: ignore[arg-type]
+
+
+def _run_registered(
+    test: PairedTest,
+    d: np.ndarray,
+    variant: str | None,
+    *,
+    alternative: Alternative,
+    confidence_level: float,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> InferenceResult:
+    """Run a registered test; what it returns must be the result asked for."""
+    result = test.function(
+        d,
+        variant=variant,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=check_n_resamples(n_resamples),
+        rng=rng,
+    )
+    origin = f" (from {test.origin})" if test.origin else ""
+    if not isinstance(result, InferenceResult):
+        raise plugins.PluginError(
+            f"test {test.name!r}{origin} returned {type(result).__name__}, not an "
+            "InferenceResult; build its result with evalsig.plugins.inference_result()."
+        )
+    asked = (alternative, confidence_level)
+    given = (result.alternative, result.ci.confidence_level)
+    if given != asked:
+        raise plugins.PluginError(
+            f"test {test.name!r}{origin} returned a result for alternative {given[0]!r} at "
+            f"confidence level {given[1]!r}, but {asked[0]!r} at {asked[1]!r} was asked for."
+        )
+    return result
 
 
 def _mcnemar_misfit(paired: PairedScores) -> str:

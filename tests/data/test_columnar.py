@@ -269,3 +269,100 @@ def test_small_integer_codes_match_first_appearance(values: list[int], shape: st
     codes, uniques = coded
     assert codes.tolist() == expected
     assert list(uniques) == [str(v) for v in order]
+
+
+@st.composite
+def dictionary_columns(draw: st.DrawFn) -> tuple[list[str], Any]:
+    """Text labels as chunks of dictionary arrays, each with its own dictionary in any
+    order and with values no row uses (as pyarrow's CSV reader or a pandas categorical
+    writes them)."""
+    pool = [f"q{i}" for i in range(draw(st.integers(1, 12)))]
+    chunks, values = [], []
+    for _ in range(draw(st.integers(1, 4))):
+        rows = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=20))
+        extra = draw(st.lists(st.sampled_from(pool), max_size=3))
+        dictionary = list(dict.fromkeys(rows + extra))
+        if draw(st.booleans()):
+            dictionary = draw(st.permutations(dictionary))
+        indices = pa.array([dictionary.index(v) for v in rows], pa.int32())
+        chunks.append(pa.DictionaryArray.from_arrays(indices, pa.array(dictionary)))
+        values += rows
+    return values, pa.chunked_array(chunks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(dictionary_columns())
+def test_dictionary_labels_coded_in_order_of_first_appearance(
+    column: tuple[list[str], Any],
+) -> None:
+    from evalsig.data.build import factorize
+    from evalsig.data.readers.columnar import _encode
+
+    values, chunked = column
+    codes, uniques = _encode(chunked, True)
+    expected_codes, expected = factorize(values)
+    assert np.asarray(codes).tolist() == expected_codes.tolist()
+    assert uniques.tolist() == expected.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 20), min_size=1, max_size=80),
+    st.sampled_from(["as is", "sorted", "counting up", "new values ascending"]),
+)
+def test_first_appearance_matches_a_plain_loop(values: list[int], shape: str) -> None:
+    from evalsig.data.readers.columnar import first_appearance
+
+    array = np.array(values, dtype=np.int32)
+    if shape == "sorted":
+        array = np.sort(array)
+    elif shape == "counting up":  # each of 0..k repeated, in order
+        array = np.repeat(np.arange(len(set(values)), dtype=np.int32), 3)
+    elif shape == "new values ascending":  # labels coming back: 0 1 0 2 1 3 ...
+        ranks = {v: r for r, v in enumerate(dict.fromkeys(values))}
+        array = np.array([ranks[v] for v in values], dtype=np.int32)
+    size = int(array.max()) + 1 + (shape == "as is")  # a value no row uses
+    order: dict[int, int] = {}
+    expected = [order.setdefault(v, len(order)) for v in array.tolist()]
+    codes, present = first_appearance(array, size)
+    assert np.asarray(codes).tolist() == expected
+    assert present.tolist() == list(order)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [np.array([3, -1, 7], np.int32), np.arange(5, dtype=np.int64)[1:], np.array([True, False])],
+)
+def test_numpy_arrays_cross_to_arrow_and_back(values: np.ndarray) -> None:
+    from evalsig.data.readers.columnar import _numpy, arrow
+
+    there = arrow(values)
+    assert there.to_pylist() == values.tolist()
+    assert (
+        _numpy(there).tolist()
+        == values.astype(np.uint8 if values.dtype == bool else values.dtype).tolist()
+    )
+    assert _numpy(pa.chunked_array([there, there])).tolist() == 2 * _numpy(there).tolist()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_reading_a_long_table_does_not_import_pandas(fmt: str, tmp_path: Path) -> None:
+    """pyarrow imports pandas (0.2-0.4 s) when numpy crosses to it or back through its
+    converters; the fast path reads buffers instead (a CLI run pays for every import)."""
+    import subprocess
+    import sys
+
+    rows = [{"item": f"q{i}", "run": r, "score": (i * r) % 2} for i in range(50) for r in range(3)]
+    path = _write(rows, fmt, tmp_path)
+    script = (
+        "import sys\n"
+        "from evalsig.data.readers import columnar\n"
+        "from evalsig.data.readers.base import ReadOptions\n"
+        f"found = columnar.read_columnar(__import__('pathlib').Path({str(path)!r}), {fmt!r}, "
+        "ReadOptions(run_column='run'))\n"
+        "assert found is not None, 'the fast path declined'\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

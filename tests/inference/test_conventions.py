@@ -99,3 +99,15 @@ def test_one_sided_tests_refuse_unnamed_sides(name: str) -> None:
         call(test, alternative="greater")
     two_sided = call(test)  # the sides only change the sign: positional is allowed
     assert np.isfinite(two_sided.pvalue)
+
+
+def test_a_comparison_unpacks_and_renders_markdown_like_the_other_results() -> None:
+    from evalsig import compare
+
+    result = compare(X, Y, method="paired-t")
+    statistic, pvalue = result
+    theirs = stats.ttest_rel(Y, X)
+    assert (statistic, pvalue) == pytest.approx((theirs.statistic, theirs.pvalue), rel=1e-10)
+    text = result._repr_markdown_()
+    assert f"| Data | n = {result.n_items} items |" in text
+    assert "| Difference (candidate - baseline) |" in text

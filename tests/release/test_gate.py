@@ -95,6 +95,30 @@ def test_claim_pvalue_inverts_the_bound() -> None:
         assert _claim_pvalue(r, threshold) == pytest.approx(expected, rel=1e-6)
 
 
+def test_claim_pvalue_is_one_half_when_the_estimate_sits_on_the_threshold() -> None:
+    """Neither one-sided bound clears the threshold before alpha = 1/2: p = 1/2, as
+    ``ttest_1samp`` gives, not 1."""
+    rng = np.random.default_rng(5)
+    base, cand = _scores(rng, 300, 0.5, 0.0)
+    r = compare(base, cand, method="paired-t", alternative="greater")
+    d = cand - base
+    assert _claim_pvalue(r, r.estimate) == pytest.approx(0.5, abs=1e-6)
+    expected = stats.ttest_1samp(d - d.mean(), 0.0, alternative="greater").pvalue
+    assert _claim_pvalue(r, float(d.mean())) == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_refuted_non_inferiority_claim_reads_plainly() -> None:
+    base, cand = _suite(1, {"near": -0.06})
+    policy = {"tasks": [{"name": "near", "claim": "non-inferiority", "margin": 0.02}]}
+    (task,) = gate(base, cand, policy=policy).tasks
+    assert task.verdict == "FAIL"
+    assert task.reason.endswith("the data show the candidate is worse by 0.02 or more.")
+    assert "not not" not in task.reason
+    base, cand = _suite(1, {"up": -0.06})
+    (task,) = gate(base, cand, policy={"tasks": [{"name": "up"}]}).tasks
+    assert task.reason.endswith("the data show the candidate is not better.")
+
+
 def test_direction_lower_is_better() -> None:
     rng = np.random.default_rng(4)
     base, cand = _scores(rng, 800, 0.5, -0.04)  # the candidate's error rate is lower

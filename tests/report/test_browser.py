@@ -1,21 +1,15 @@
 """The HTML report in a real headless Chromium: offline, no errors, hostile names inert.
 
-Debian's ``chromium`` is driven by Playwright. Where it is missing, the test set-up installs
-it when running in CI as root (``CI=true``, as ``.ci/run`` does), and otherwise skips with
-the reason. A screenshot is saved to ``artifacts/report.png``.
+The browser comes from the fixtures in ``conftest.py`` (the test skips with the reason
+where Chromium is missing). A screenshot is saved to ``artifacts/report.png``.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 from evalsig import compare
 from evalsig.release import gate
@@ -23,46 +17,6 @@ from evalsig.report.html import page
 
 HOSTILE = "<script>alert(1)</script>"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _install_chromium() -> None:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
-        subprocess.run(command, env=env, timeout=900, check=False, capture_output=True)
-
-
-@pytest.fixture(scope="session")
-def chromium() -> str:
-    path = shutil.which("chromium")
-    can_install = os.environ.get("CI") and shutil.which("apt-get") and os.geteuid() == 0
-    if path is None and can_install:
-        _install_chromium()
-        path = shutil.which("chromium")
-    if path is None:
-        pytest.skip(
-            "Chromium is not installed (Debian package 'chromium'); the test installs it "
-            "itself when CI=true and it runs as root with apt-get"
-        )
-    return path
-
-
-@pytest.fixture(scope="session")
-def browser(chromium: str) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 def _results() -> list[dict[str, Any]]:
@@ -80,30 +34,15 @@ def _results() -> list[dict[str, Any]]:
     return [comparison, release]
 
 
-def _open(browser: Any, path: Path) -> tuple[Any, Any, list[str], list[str], list[str]]:
-    """Open ``path`` offline, recording console errors, requests and dialogs."""
-    context = browser.new_context(offline=True)
-    tab = context.new_page()
-    errors: list[str] = []
-    requests: list[str] = []
-    dialogs: list[str] = []
-    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda e: errors.append(str(e)))
-    tab.on("request", lambda r: requests.append(r.url))
-    tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    tab.goto(path.as_uri())
-    tab.wait_for_load_state("load")
-    return context, tab, errors, requests, dialogs
-
-
-def test_report_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
+def test_report_in_a_real_browser(open_page: Any, tmp_path: Path) -> None:
     results = _results()
     path = tmp_path / "report.html"
     path.write_text(page(results, title=f"report {HOSTILE}"), encoding="utf-8")
-    context, tab, errors, requests, dialogs = _open(browser, path)
-    assert errors == []
-    assert requests == [path.as_uri()]  # the page itself, nothing fetched
-    assert dialogs == []  # the hostile names did not run
+    opened = open_page(path)
+    tab = opened.tab
+    assert opened.errors == []
+    assert opened.requests == [path.as_uri()]  # the page itself, nothing fetched
+    assert opened.dialogs == []  # the hostile names did not run
     text = tab.inner_text("body")
     assert HOSTILE in text  # shown as text
     assert "pipe | and `tick`" in text
@@ -126,7 +65,6 @@ def test_report_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
     assert header.get_attribute("aria-sort") == "descending"
     ARTIFACTS.mkdir(exist_ok=True)
     tab.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
-    context.close()
 
 
 def _later_results() -> list[dict[str, Any]]:
@@ -161,14 +99,15 @@ def _later_results() -> list[dict[str, Any]]:
     ]
 
 
-def test_every_result_kind_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
+def test_every_result_kind_in_a_real_browser(open_page: Any, tmp_path: Path) -> None:
     results = _later_results()
     path = tmp_path / "all.html"
     path.write_text(page(results, title="every kind"), encoding="utf-8")
-    context, tab, errors, requests, dialogs = _open(browser, path)
-    assert errors == []
-    assert requests == [path.as_uri()]
-    assert dialogs == []
+    opened = open_page(path)
+    tab = opened.tab
+    assert opened.errors == []
+    assert opened.requests == [path.as_uri()]
+    assert opened.dialogs == []
     text = tab.inner_text("body")
     assert "Result of kind" not in text  # every kind has its own view
     assert HOSTILE in text
@@ -177,4 +116,3 @@ def test_every_result_kind_in_a_real_browser(browser: Any, tmp_path: Path) -> No
     assert tab.locator("svg").count() >= 6
     ARTIFACTS.mkdir(exist_ok=True)
     tab.screenshot(path=str(ARTIFACTS / "report-all-kinds.png"), full_page=True)
-    context.close()

@@ -8,6 +8,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -314,17 +315,43 @@ def test_forest_thresholds_per_row() -> None:
     assert tick_values(root)[0] <= -2
 
 
-def test_forest_height_grows_and_long_labels_are_cut() -> None:
+def test_forest_height_grows_and_long_labels_wrap_whole() -> None:
     few = parse(forest([ForestRow("a", 0, -1, 1)] * 2))
     many = parse(forest([ForestRow("a", 0, -1, 1)] * 20))
     assert size(many)[1] > size(few)[1] + 17 * 20
     label = "a very long task name that would push the plot off the page " * 3
-    root = parse(forest([ForestRow(label, 0, -1, 1)]))
-    shown = texts(root, "label")[0]
-    assert shown.endswith("\u2026")
-    assert len(shown) < 40
+    root = parse(forest([ForestRow(label, 0, -1, 1, note="a note " * 12)]))
+    (text,) = by_class(root, "label")
+    assert len(lines_of(text)) >= 3
+    assert " ".join(lines_of(text)) == label.strip()  # nothing cut, only the breaking spaces
+    (note,) = by_class(root, "note")
+    assert " ".join(lines_of(note)) == ("a note " * 12).strip()
     assert tip(by_class(root, "row")[0]).startswith(label)
     assert size(root)[0] <= 660
+    one_line = parse(forest([ForestRow("a", 0, -1, 1, note="a note")]))
+    assert size(root)[1] >= size(one_line)[1] + 14 * 4  # the row grew with its lines
+
+
+def test_forest_key_lists_the_marks_in_full() -> None:
+    names = ["org/" + "a-very-long-model-name " * 4 + str(i) for i in (1, 2)]
+    row = ForestRow("#1 - #2", 0.01, 0.0, 0.02)
+    root = parse(forest([row], key=[("#1", names[0]), ("#2", names[1])]))
+    assert texts(root, "label") == ["#1 - #2"]
+    assert texts(root, "key-mark") == ["#1", "#2"]
+    keyed = [" ".join(lines_of(el)) for el in by_class(root, "key-text")]
+    assert keyed == [n.strip() for n in names]
+    assert size(root)[1] > size(parse(forest([row])))[1] + 2 * 14
+
+
+def lines_of(el: ET.Element) -> list[str]:
+    """The lines of a text: its positioned tspans, after any inline text (a forest label's
+    first line, with its verdict symbol)."""
+    tspans = [child for child in el if child.tag == f"{NS}tspan"]
+    placed = ["".join(sp.itertext()) for sp in tspans if sp.get("y") is not None]
+    inline = (el.text or "") + "".join(
+        "".join(sp.itertext()) + (sp.tail or "") for sp in tspans if sp.get("y") is None
+    )
+    return [inline, *placed] if inline.strip() else placed
 
 
 # --- heatmap -----------------------------------------------------------------------------
@@ -406,12 +433,16 @@ def test_heatmap_escapes_hostile_labels_and_is_deterministic() -> None:
     assert svg == heatmap(list(HOSTILE), [list(r) for r in m], title=HOSTILE[1])
 
 
-def test_heatmap_long_labels_are_cut_with_full_text_in_title() -> None:
+def test_heatmap_long_labels_are_numbered_with_a_key() -> None:
     long = "x" * 60
     root = parse(heatmap([long, "b"], [[0.1, 0.2], [0.3, 0.4]]))
-    (row, _) = by_class(root, "row-label")
-    assert shown(row).endswith("\u2026")
-    assert tip(row) == long
+    assert texts(root, "row-label") == ["1", "2"]
+    assert texts(root, "col-label") == ["1", "2"]
+    assert tip(by_class(root, "row-label")[0]) == long
+    assert not any("rotate" in (el.get("transform") or "") for el in by_class(root, "col-label"))
+    assert texts(root, "key-mark") == ["1", "2"]
+    assert texts(root, "key-text") == [long, "b"]
+    assert size(root)[0] >= 480
 
 
 # --- lines -------------------------------------------------------------------------------
@@ -654,3 +685,118 @@ def test_tick_labels_leave_room_for_each_other(width: int, magnitude: float) -> 
     for a, b in itertools.pairwise(ticks):
         gap = float(b.get("x") or 0) - float(a.get("x") or 0)
         assert gap >= 0.6 * 11 * (len(shown(a)) + len(shown(b))) / 2  # estimated glyph widths
+
+
+# --- names never cut: width estimates, wrapping, keys ------------------------------------
+
+
+def test_width_estimate_is_at_least_the_widest_common_font() -> None:
+    """Every printable ASCII character is estimated at least as wide as DejaVu Sans draws
+    it (the default sans-serif font on Linux, one of the widest), regular and bold."""
+    from evalsig.report.svg._draw import _BOLD, _em
+
+    ttlib = pytest.importorskip("fontTools.ttLib", reason="fontTools (with matplotlib)")
+    matplotlib = pytest.importorskip("matplotlib")
+    fonts = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    for name, factor in (("DejaVuSans.ttf", 1.0), ("DejaVuSans-Bold.ttf", _BOLD)):
+        font = ttlib.TTFont(fonts / name)
+        glyphs, advances, em = font.getBestCmap(), font["hmtx"], font["head"].unitsPerEm
+        for code in range(32, 127):
+            real = advances[glyphs[code]][0] / em
+            assert _em(chr(code)) * factor >= real, (name, chr(code), real)
+
+
+def test_wrap_breaks_at_spaces_then_separators_then_anywhere() -> None:
+    from evalsig.report.svg._draw import _px, _wrap
+
+    text = "org/model_with_a_very_long_identifier-without-spaces and then a few words"
+    lines = _wrap(text, 120)
+    assert len(lines) > 2
+    assert all(_px(line) <= 120 for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing cut
+    assert lines[0].endswith(("/", "_", "-"))  # broken after a separator, not mid-word
+    assert _wrap("a b c", 1000) == ["a b c"]
+    token = "x" * 50
+    assert len(_wrap(token, 60)) > 1
+    assert "".join(_wrap(token, 60)) == token
+    assert _wrap("a\nb", 500) == ["a", "b"]
+    assert _wrap("", 100) == [""]
+
+
+def test_long_titles_wrap_whole() -> None:
+    title = "a title that is much too long to fit on one line of any chart " * 3
+    charts = [
+        forest([ForestRow("a", 0, -1, 1)], title=title),
+        lines({"a": [(0, 0), (1, 1)]}, x_label="x", y_label="y", title=title),
+        scatter([(0.1, 0.2), (0.2, 0.3)], x_label="x", y_label="y", title=title),
+        heatmap(["a", "b"], [[0.1, 0.2], [0.3, 0.4]], title=title),
+        forest([], title=title),
+    ]
+    for svg in charts:
+        root = parse(svg)
+        (heading,) = by_class(root, "title")
+        assert " ".join(lines_of(heading)) == title.strip()
+        assert len(lines_of(heading)) >= 3
+
+
+def test_a_wrapped_title_pushes_the_plot_down() -> None:
+    short = parse(lines({"a": [(0, 0), (1, 1)]}, x_label="x", y_label="y", title="t"))
+    long = parse(lines({"a": [(0, 0), (1, 1)]}, x_label="x", y_label="y", title="t " * 200))
+    assert size(long)[1] > size(short)[1] + 18 * 3
+    assert float(by_class(long, "axis")[0].get("y1") or 0) > float(
+        by_class(short, "axis")[0].get("y1") or 0
+    )
+
+
+def test_lines_legend_wraps_long_series_names() -> None:
+    name = "a series with a long name that goes on and on " * 4
+    root = parse(lines({name: [(0, 0), (1, 1)], "b": [(0, 1), (1, 0)]}, x_label="x", y_label="y"))
+    label = by_class(root, "legend-label")[0]
+    assert " ".join(lines_of(label)) == name.strip()
+    assert texts(root, "legend-label")[1] == "b"
+
+
+def test_lines_y_include_extends_the_scale() -> None:
+    flat = {"power": [(0.0, 0.0), (0.1, 0.0)]}
+    padded = parse(lines(flat, x_label="x", y_label="power"))
+    assert min(tick_values(padded)) < 0  # a flat series alone is padded below 0
+    root = parse(lines(flat, x_label="x", y_label="power", y_include=(0.0, 1.0)))
+    ys = [float(el.text or "") for el in by_class(root, "tick") if el.get("text-anchor") == "end"]
+    assert min(ys) == 0.0
+    assert max(ys) == 1.0
+
+
+def test_tick_labels_stay_inside_the_plot() -> None:
+    root = parse(lines({"a": [(0, 0), (45000, 1)]}, x_label="x", y_label="y", width=400))
+    width = size(root)[0]
+    for el in by_class(root, "tick"):
+        if el.get("text-anchor") == "middle":
+            x, half = float(el.get("x") or 0), len(shown(el)) * 11 * 0.64 / 2
+            assert x - half >= 0
+            assert x + half <= width
+
+
+def test_scatter_long_labels_are_numbered_with_a_key() -> None:
+    names = [f"a very long source name that cannot sit beside its point {i}" for i in range(3)]
+    points = [(0.01 * (i + 1), 0.1 * i, name) for i, name in enumerate(names)]
+    root = parse(scatter(points, x_label="se", y_label="effect"))
+    assert texts(root, "point-label") == ["1", "2", "3"]
+    assert texts(root, "key-mark") == ["1", "2", "3"]
+    assert [" ".join(lines_of(el)) for el in by_class(root, "key-text")] == names
+    short = parse(scatter([(0.1, 0.2, "a"), (0.2, 0.3, "b")], x_label="x", y_label="y"))
+    assert texts(short, "point-label") == ["a", "b"]
+    assert not by_class(short, "key-mark")
+
+
+def test_scatter_labels_never_cover_each_other() -> None:
+    same = [(0.25, 0.5, "first"), (0.25, 0.5, "second"), (0.25, 0.5, "third")]
+    corners = [(0.0, 0.0), (1.0, 1.0)]
+    root = parse(scatter([*same, (0.5, 0.9, "far"), *corners], x_label="x", y_label="y"))
+    assert texts(root, "point-label") == ["first", "second", "far"]  # right, left, -, right
+    assert [el.get("text-anchor") for el in by_class(root, "point-label")] == [
+        "start",
+        "end",
+        "start",
+    ]
+    assert "1 labels of crowded points left out (in their tooltips)" in texts(root, "caption")
+    assert len(by_class(root, "point")) == 6

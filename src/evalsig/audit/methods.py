@@ -43,6 +43,7 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
+from evalsig import plugins
 from evalsig.errors import DataError
 from evalsig.simulate.batch import PairBatch
 
@@ -57,6 +58,7 @@ __all__ = [
     "available_methods",
     "builtin_methods",
     "get_method",
+    "load_plugins",
     "register_method",
     "resolve_methods",
     "unregister_method",
@@ -413,17 +415,55 @@ def builtin_methods() -> tuple[AuditMethod, ...]:
 
 
 def available_methods() -> Mapping[str, AuditMethod]:
-    """Every registered method by name (built-in and registered by you), read-only."""
+    """Every registered method by name (built-in, registered by you, and plugins'),
+    read-only."""
+    load_plugins()
     return MappingProxyType(_REGISTRY)
 
 
 def get_method(name: str) -> AuditMethod:
     """The registered method called ``name``."""
+    if name not in _REGISTRY:
+        load_plugins()  # at the first name that is not registered
     try:
         return _REGISTRY[name]
     except KeyError:
         known = ", ".join(_REGISTRY)
         raise DataError(f"unknown audit method {name!r}; choose from: {known}.") from None
+
+
+def load_plugins() -> tuple[plugins.Plugin, ...]:
+    """Register the methods of installed plugins (entry-point group
+    ``evalsig.audit_methods``), once."""
+    return plugins.load_group(plugins.AUDIT_METHODS, _install_plugin)
+
+
+def _install_plugin(entry: object, plugin: plugins.Plugin) -> str:
+    """A plugin's :class:`AuditMethod`, or a method function named after the entry point."""
+    if isinstance(entry, AuditMethod):
+        method = entry
+    elif callable(entry):
+        doc = (getattr(entry, "__doc__", None) or "").strip()
+        method = AuditMethod(
+            name=plugin.name,
+            label=plugin.name,
+            category="custom",
+            definition=doc.split("\n")[0],
+            function=entry,
+        )
+    else:
+        raise plugins.PluginError(
+            f"it names {type(entry).__name__} {entry!r:.60}, not an AuditMethod or a "
+            "method function."
+        )
+    if method.name in _REGISTRY:
+        owner = "a built-in" if method.name in {m.name for m in _BUILTIN} else "another"
+        raise plugins.PluginError(
+            f"its method is named {method.name!r}, as {owner} method, which is kept; rename "
+            "the plugin's method."
+        )
+    _REGISTRY[method.name] = method
+    return f"audit method {method.name!r}"
 
 
 def register_method(

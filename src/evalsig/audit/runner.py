@@ -29,13 +29,14 @@ from evalsig.audit.methods import (
     resolve_methods,
 )
 from evalsig.audit.published import ARTICLE, PublishedRow, agreement_pvalue, published_rows
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.distributed import Executor, local
 from evalsig.errors import DataError
 from evalsig.power import mcnemar_power, paired_t_power
 from evalsig.progress import report
 from evalsig.simulate.batch import SimulationBatch, simulate_batch
 from evalsig.simulate.design import MixtureDesign
-from evalsig.simulate.fitted import FittedDesign
+from evalsig.simulate.fitted import FittedDesign, design_inputs
 from evalsig.simulate.models import Design
 
 __all__ = ["CHUNK", "AuditResult", "MethodAudit", "audit", "rejects"]
@@ -220,6 +221,9 @@ class AuditResult:
     reference: str | None = None
     """The published table the rows are compared with, when the design is the article's."""
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
+    """The runs a fitted design was fitted to (files and hashes), the seed, the version and
+    the time."""
 
     def method(self, name: str) -> MethodAudit:
         """The row of the method called ``name``."""
@@ -247,6 +251,7 @@ class AuditResult:
             "methods": rows,
             "notes": list(self.notes),
             "nulls": nulls,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
 
     def __str__(self) -> str:
@@ -403,14 +408,16 @@ def audit(
     notes: list[str] = []
     if isinstance(design, FittedDesign):
         notes.extend(design.notes)
+    seed = int(root.entropy)  # type: ignore[arg-type]
     return AuditResult(
         design=design,
         settings=settings,
         n_simulations=int(n_simulations),
-        seed=int(root.entropy),  # type: ignore[arg-type]
+        seed=seed,
         methods=tuple(rows),
         reference=ARTICLE if published else None,
         notes=tuple(notes),
+        provenance=provenance(design_inputs(design), seed=seed),
     )
 
 

@@ -3,7 +3,8 @@
 ``audit`` measures every interval method on the same simulated benchmarks (power,
 false positives, width); ``audit-claim`` checks a reported interval or p-value against the
 honest analysis of the data behind it; ``simulate`` describes one simulated benchmark and
-the power of its design, and can write its runs as files.
+the power of its design, and can write its runs as files. Every results file they read
+(``audit-claim``'s two, ``--fit``) may be ``-``, standard input.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from evalsig.cli.options import (
     Task,
 )
 from evalsig.cli.output import emit
-from evalsig.cli.stdin import stdin_paths
+from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ Clusters = Annotated[
 Icc = Annotated[float | None, typer.Option(help="Intra-cluster correlation of single-run scores.")]
 Fit = Annotated[
     str | None,
-    typer.Option(help="Fit the generator to these results of one model (runs x items)."),
+    typer.Option(help="Fit the generator to these results of one model (runs x items; -: stdin)."),
 ]
 
 
@@ -104,7 +105,9 @@ def _design(
             f"--fit estimates the item mixture from the data; drop {', '.join(clash)} "
             "(or drop --fit)."
         )
-    return fit_design(load(fit, name=fit, **reader), n_items=n_items, n_runs=runs, uplift=uplift)
+    with stdin_paths([fit], reader["format"]) as (path,):
+        runs_read = load(path, **reader)
+        return fit_design(runs_read, n_items=n_items, n_runs=runs, uplift=uplift)
 
 
 def _list_methods() -> str:
@@ -220,7 +223,7 @@ def audit_command(
     "audit-claim", example="evalsig audit-claim base.csv cand.csv --ci 0.01 0.05 --resamples 1000"
 )
 def audit_claim_command(
-    baseline: Annotated[str, typer.Argument(help="Baseline results (runs x items).")],
+    baseline: Annotated[str, typer.Argument(help="Baseline results (runs x items; -: stdin).")],
     candidate: Annotated[str, typer.Argument(help="Candidate results on the same items.")],
     ci: Annotated[
         tuple[float, float] | None,
@@ -292,9 +295,10 @@ def audit_claim_command(
             units="points" if points else "score",
             tolerance=tolerance,
         )
+        document = as_given(result.to_dict())
     flagged = result.verdict in ("too narrow", "estimate differs")
     emit(
-        result.to_dict(),
+        document,
         output_format,
         output,
         text=views.claim_text,

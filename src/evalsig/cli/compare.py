@@ -27,7 +27,7 @@ from evalsig.cli.options import (
     parse_where,
 )
 from evalsig.cli.output import emit
-from evalsig.cli.stdin import stdin_paths
+from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.report.comparison import as_markdown, as_text
 
 if TYPE_CHECKING:
@@ -36,14 +36,21 @@ if TYPE_CHECKING:
 __all__ = ["compare_command", "render"]
 
 
-class Method(str, Enum):
-    auto = "auto"
-    mcnemar = "mcnemar"
-    paired_t = "paired-t"
-    permutation = "permutation"
-    bootstrap = "bootstrap"
-    wilcoxon = "wilcoxon"
-    cluster = "cluster"
+METHODS = ("auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster")
+"""The built-in tests, as ``--help`` lists them (a plugin's test is accepted by its name)."""
+
+
+def parse_method(value: str) -> str:
+    """A built-in test, or a registered one (plugins load only for a name not built in)."""
+    if value in METHODS:
+        return value
+    from evalsig.comparison import registered_tests
+
+    tests = registered_tests()
+    if value in tests:
+        return value
+    choices = ", ".join(map(repr, [*METHODS, *tests]))
+    raise typer.BadParameter(f"{value!r} is not one of {choices}.")
 
 
 class Alternative(str, Enum):
@@ -53,16 +60,17 @@ class Alternative(str, Enum):
 
 
 def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
-    method = ctx.params.get("method")
-    name = getattr(method, "value", method) or "auto"
+    name = ctx.params.get("method") or "auto"
     if value is None:
         return None
     if name == "auto":
         raise typer.BadParameter("--variant needs an explicit --method.")
-    from evalsig.comparison import VARIANTS
+    from evalsig.comparison import VARIANTS, registered_tests
 
-    if value not in VARIANTS[name]:
-        allowed = ", ".join(VARIANTS[name]) or "none"
+    tests = registered_tests()
+    choices = tests[name].variants if name in tests else VARIANTS.get(name, ())
+    if value not in choices:
+        allowed = ", ".join(choices) or "none"
         raise typer.BadParameter(f"method {name!r} has no variant {value!r} (choose: {allowed}).")
     return value
 
@@ -119,7 +127,14 @@ def compare_command(
     skip_bad_lines: Annotated[
         bool, typer.Option(help="Skip malformed records (the result records how many).")
     ] = False,
-    method: Annotated[Method, typer.Option(help="Test; auto picks by data shape.")] = Method.auto,
+    method: Annotated[
+        str,
+        typer.Option(
+            parser=parse_method,
+            metavar=f"<{'|'.join(METHODS)}>",
+            help="Test; auto picks by data shape (or a plugin's test, by name).",
+        ),
+    ] = "auto",
     variant: Annotated[
         str | None,
         typer.Option(
@@ -176,7 +191,7 @@ def compare_command(
         result = compare(
             tables[0],
             tables[1],
-            method=method.value,
+            method=method,
             variant=variant,
             alternative=alternative.value,
             one_sided=one_sided or None,
@@ -186,12 +201,12 @@ def compare_command(
             n_resamples=resamples,
             rng=seed,
         )
-    render(result, output_format, output)
+        render(result, output_format, output)  # inside: standard input is named "-"
 
 
 def render(result: ComparisonResult, output_format: OutputFormat, output: Path | None) -> None:
     """Print or write a comparison in the chosen format."""
-    data = result.to_dict()
+    data = as_given(result.to_dict())
     significant = result.significant()
     style = (
         "bold yellow" if not significant else ("bold green" if result.estimate > 0 else "bold red")

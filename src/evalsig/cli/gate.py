@@ -7,7 +7,7 @@ Exit codes of ``gate`` (the scheme of every command, :data:`evalsig.cli.app.EXIT
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -37,11 +37,8 @@ from evalsig.cli.options import (
     read_options,
 )
 from evalsig.cli.output import emit, result_console
-from evalsig.cli.stdin import stdin_paths
+from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.report.gate import HEADER, as_markdown, as_text, family_line, rows
-
-if TYPE_CHECKING:
-    from evalsig.release import GateResult
 
 __all__ = ["gate_command", "register_command"]
 
@@ -134,9 +131,10 @@ def gate_command(
                 n_resamples=resamples,
                 rng=seed,
             )
+            document = as_given(result.to_dict())  # standard input named "-", not its file
     except FAILURES as exc:
         raise _fail(exc, EXIT_DATA_ERROR) from None
-    _render(result, output_format, output)
+    _render(document, output_format, output)
     raise typer.Exit(result.exit_code)
 
 
@@ -153,8 +151,7 @@ def _results(path: str, read: dict[str, Any]) -> Any:
 STYLES = {"PASS": "bold green", "FAIL": "bold red", "INCONCLUSIVE": "bold yellow"}
 
 
-def _render(result: GateResult, output_format: OutputFormat, output: Path | None) -> None:
-    data = result.to_dict()
+def _render(data: dict[str, Any], output_format: OutputFormat, output: Path | None) -> None:
     if output_format is OutputFormat.text and output is None:
         _print_rich(data)
         return
@@ -164,8 +161,8 @@ def _render(result: GateResult, output_format: OutputFormat, output: Path | None
         output,
         text=as_text,
         markdown=as_markdown,
-        style=STYLES[result.verdict],
-        title=f"Release gate {result.policy.name}",
+        style=STYLES[data["verdict"]],
+        title=f"Release gate {data['policy']['name']}",
     )
 
 

@@ -2,7 +2,8 @@
 
 ``ingest`` reads result files once into a DuckDB results store (``pip install
 'evalsig[store]'``), one line per path: ingested (scores, models, tasks) or skipped
-(its content is already stored for that model and task); then a summary. ``store-info``
+(its content is already stored for that model and task); then a summary. A path ``-``
+reads standard input (once), named ``-`` in the report. ``store-info``
 lists what a store holds: per task its metrics, models, item counts and runs.
 ``evalsig leaderboard --store FILE`` reads from the same store.
 
@@ -18,7 +19,7 @@ import json
 from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -34,6 +35,7 @@ from evalsig.cli.options import (
     TaskColumn,
     parse_where,
 )
+from evalsig.cli.stdin import STDIN, stdin_paths
 
 if TYPE_CHECKING:
     from evalsig.store import StoredTask
@@ -50,7 +52,9 @@ class Format(str, Enum):
 def ingest_command(
     paths: Annotated[
         list[str],
-        typer.Argument(help="Result files, directories or quoted globs (one source each)."),
+        typer.Argument(
+            help="Result files, directories or quoted globs (one source each); -: stdin."
+        ),
     ],
     store: Annotated[
         Path, typer.Option("--store", help="The DuckDB store file (created if absent).")
@@ -110,12 +114,17 @@ def ingest_command(
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Read result files once into a DuckDB results store; skip what is already stored."""
+    from evalsig.data.provenance import shown
     from evalsig.store import ResultsStore
 
     conditions = parse_where(where)
-    with data_errors(), ResultsStore(store, lock_timeout=lock_timeout) as db:
+    with (
+        data_errors(),
+        stdin_paths(paths, input_format) as read_paths,
+        ResultsStore(store, lock_timeout=lock_timeout) as db,
+    ):
         result = db.ingest(
-            paths,
+            read_paths,
             model=model,
             model_column=model_column,
             task=task,
@@ -136,10 +145,26 @@ def ingest_command(
             format=input_format,
             replace=replace,
         )
-    if output_format is Format.json:
-        typer.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
-    else:
-        typer.echo(str(result))
+        text = (  # inside: standard input's temporary file is still known by its name
+            json.dumps(_as_given(result.to_dict()), indent=2, allow_nan=False)
+            if output_format is Format.json
+            else shown(str(result))
+        )
+    typer.echo(text)
+
+
+def _as_given(document: Any, key: str = "") -> Any:
+    """The report's JSON with standard input's temporary file named ``-`` as a path and
+    "standard input (-)" in messages."""
+    from evalsig.data.provenance import shown
+
+    if isinstance(document, str):
+        return shown(document, stdin=STDIN) if key == "path" else shown(document)
+    if isinstance(document, list):
+        return [_as_given(value, key) for value in document]
+    if isinstance(document, dict):
+        return {name: _as_given(value, name) for name, value in document.items()}
+    return document
 
 
 @command("store-info", example="evalsig store-info --store results.duckdb")

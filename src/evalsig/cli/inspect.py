@@ -1,9 +1,12 @@
-"""``evalsig inspect FILE...``: what evalsig sees in result files, before comparing them."""
+"""``evalsig inspect FILE...``: what evalsig sees in result files, before comparing them;
+``evalsig plugins``: the readers, tests, methods and views installed packages add."""
 
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,8 +30,9 @@ from evalsig.cli.stdin import stdin_paths
 
 if TYPE_CHECKING:
     from evalsig.data import Description
+    from evalsig.plugins import Plugin
 
-__all__ = ["inspect_command"]
+__all__ = ["inspect_command", "plugins_command", "plugins_text"]
 
 
 @command("inspect", example="evalsig inspect base.jsonl cand.jsonl")
@@ -132,3 +136,52 @@ def _markdown(path: Path, d: Description) -> str:
         )
     lines += [f"- {_md(p)}" for p in d.problems] + [f"- {_md(n)}" for n in d.notes]
     return "\n".join(lines) + "\n"
+
+
+class ListFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+@command("plugins", example="evalsig plugins --format json")
+def plugins_command(
+    output_format: Annotated[
+        ListFormat, typer.Option("--format", help="Output format.")
+    ] = ListFormat.text,
+) -> None:
+    """List the readers, paired tests, audit methods and report sections that installed
+    packages add (entry points), with the distribution each comes from.
+
+    A plugin that could not be loaded is listed with the reason.
+    """
+    from evalsig.plugins import GROUPS, PluginWarning, load_all
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginWarning)  # the listing gives each reason
+        found = load_all()
+    if output_format is ListFormat.json:
+        payload = {group: [p.to_dict() for p in found if p.group == group] for group in GROUPS}
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    typer.echo(plugins_text(found, GROUPS))
+
+
+def plugins_text(found: tuple[Plugin, ...], groups: dict[str, str]) -> str:
+    """One block per entry-point group: each plugin's entry point, what it added (or why it
+    was skipped) and its distribution."""
+    lines = []
+    for group, expected in groups.items():
+        lines.append(f"{group}: {expected}")
+        mine = [p for p in found if p.group == group]
+        for p in mine:
+            where = f"{p.source} ({p.target})"
+            line = f"{p.provides}, from {where}" if p.loaded else f"SKIPPED, {where}: {p.error}"
+            lines.append(f"  {p.name}: {line}")
+        if not mine:
+            lines.append("  none installed")
+    if not found:
+        lines.append(
+            "No plugins are installed: a plugin is a package declaring entry points in these "
+            "groups (see the plugins guide of the documentation)."
+        )
+    return "\n".join(lines)

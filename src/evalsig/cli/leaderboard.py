@@ -31,7 +31,7 @@ from evalsig.cli.options import (
     read_options,
 )
 from evalsig.cli.output import emit
-from evalsig.cli.stdin import stdin_paths
+from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
 if TYPE_CHECKING:
@@ -155,7 +155,8 @@ def leaderboard_command(
                 raise DataError("--resamples applies to one task; drop it or give one --task.")
             result = leaderboard_tasks(tasks, **common)
             text, markdown = views.tasks_text, views.tasks_markdown
-    emit(result.to_dict(), output_format, output, text=text, markdown=markdown, title="Leaderboard")
+        document = as_given(result.to_dict())  # standard input named "-", not its file
+    emit(document, output_format, output, text=text, markdown=markdown, title="Leaderboard")
 
 
 def _read(

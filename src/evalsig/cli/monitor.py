@@ -2,18 +2,25 @@
 
 Exit codes: 0 candidate better, 1 baseline better, 3 not yet resolved (the stream ended or
 timed out first), 2 usage error, 4 data error; the scheme of every command.
+
+The result's provenance names the file (``-`` for standard input), the columns read and
+the size and SHA-256 of the bytes of the lines monitored: of a growing file or a stream,
+what was read up to the last report.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
 import math
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 
@@ -33,6 +40,7 @@ from evalsig.cli.output import emit
 from evalsig.errors import DataError
 
 if TYPE_CHECKING:
+    from evalsig.data.provenance import Provenance
     from evalsig.sequential import SequentialMonitor, SequentialResult
 
 __all__ = ["EXIT_CODES", "monitor_command"]
@@ -71,6 +79,26 @@ def _check_level(value: float) -> float:
     if not 0.0 < value < 1.0:
         raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
     return value
+
+
+@dataclass(slots=True, eq=False)
+class _Read:
+    """What was read: the size and SHA-256 of the lines so far, the same when the monitor
+    last reported (what its result covers), and the columns used."""
+
+    digest: Any = field(default_factory=hashlib.sha256)
+    """SHA-256 of the lines read so far (a ``hashlib`` hash object)."""
+    size: int = 0
+    reported: tuple[int, str] = (0, hashlib.sha256().hexdigest())
+    columns: tuple[str, ...] = ()
+
+    def feed(self, line: str) -> None:
+        data = line.encode("utf-8")  # read as strict UTF-8 with newline="": the same bytes
+        self.digest.update(data)
+        self.size += len(data)
+
+    def report(self) -> None:
+        self.reported = (self.size, self.digest.hexdigest())
 
 
 @command("monitor", example="tail -f results.jsonl | evalsig monitor - --batch 200 --stop")
@@ -140,6 +168,9 @@ def monitor_command(
     from evalsig.report.sequential import as_markdown, as_text, progress_line
     from evalsig.sequential import SequentialMonitor
 
+    read = _Read()
+    fmt = _format(source, input_format)
+    early = False
     try:
         monitor = SequentialMonitor(
             confidence_level=confidence_level,
@@ -147,19 +178,22 @@ def monitor_command(
             method=method.value,
         )
         rows = _rows(
-            _lines(source, follow=follow, timeout=timeout, poll=poll),
-            _format(source, input_format),
+            _lines(source, read, follow=follow, timeout=timeout, poll=poll),
+            fmt,
             (baseline_column, candidate_column, difference_column),
             "standard input" if source == "-" else source,
+            read,
         )
         progress_to_stdout = output_format is OutputFormat.text
         try:
-            for state in _feed(monitor, rows, batch):
+            for state in _feed(monitor, rows, batch, read):
                 if verbosity() != "quiet":
                     typer.echo(progress_line(state.to_dict()), err=not progress_to_stdout)
                 if stop and state.resolved:
+                    early = True
                     break
         except KeyboardInterrupt:
+            early = True
             typer.echo(
                 f"evalsig: interrupted after n = {monitor.n:,} items (rows read since the last "
                 "report are not counted); the result so far follows.",
@@ -169,6 +203,13 @@ def monitor_command(
         typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
         raise typer.Exit(EXIT_DATA_ERROR) from None
     result = monitor.result()
+    notes = result.notes
+    if early:
+        notes += (
+            f"the input's size and SHA-256 cover the {read.reported[0]:,} bytes of the lines "
+            f"read up to n = {result.n:,}, where monitoring stopped.",
+        )
+    result = replace(result, notes=notes, provenance=_provenance(source, fmt, read))
     emit(
         result.to_dict(),
         output_format,
@@ -182,9 +223,10 @@ def monitor_command(
 
 
 def _feed(
-    monitor: SequentialMonitor, rows: Iterator[tuple[float, float | None]], batch: int
+    monitor: SequentialMonitor, rows: Iterator[tuple[float, float | None]], batch: int, read: _Read
 ) -> Iterator[SequentialResult]:
-    """Update the monitor every ``batch`` rows (and with the rest at the end)."""
+    """Update the monitor every ``batch`` rows (and with the rest at the end); ``read``
+    notes what the update covers (``rows`` reads no further line before it is asked)."""
     first: list[float] = []
     second: list[float] = []
     for a, b in rows:
@@ -192,10 +234,33 @@ def _feed(
         if b is not None:
             second.append(b)
         if len(first) == batch:
-            yield monitor.update(first, second or None)
+            state = monitor.update(first, second or None)
+            read.report()
+            yield state
             first, second = [], []
     if first:
-        yield monitor.update(first, second or None)
+        state = monitor.update(first, second or None)
+        read.report()
+        yield state
+    read.report()  # blank lines after the last row
+
+
+def _provenance(source: str, fmt: InputFormat, read: _Read) -> Provenance:
+    """The file (``-`` for standard input) with the size and SHA-256 of what the result
+    covers, each side's column as its metric; the version and the time."""
+    from evalsig.data.provenance import STDIN, FileRecord, Origin, provenance
+
+    size, sha256 = read.reported
+    record = FileRecord(path=STDIN if source == "-" else source, size=size, sha256=sha256)
+    if not read.columns:  # nothing read: no header, so no column was chosen
+        return provenance(files={"input": record})
+    labels = ("baseline", "candidate") if len(read.columns) == 2 else ("differences",)
+    return provenance(
+        {
+            label: Origin(files=(record,), format=fmt.value, metric=column)
+            for label, column in zip(labels, read.columns, strict=True)
+        }
+    )
 
 
 def _format(source: str, chosen: InputFormat) -> InputFormat:
@@ -207,17 +272,32 @@ def _format(source: str, chosen: InputFormat) -> InputFormat:
     return InputFormat.tsv if suffix == ".tsv" else InputFormat.csv
 
 
-def _lines(source: str, *, follow: bool, timeout: float, poll: float) -> Iterator[tuple[int, str]]:
-    """Numbered complete lines of ``source``; following a file, wait for more until timeout."""
+def _lines(
+    source: str, read: _Read, *, follow: bool, timeout: float, poll: float
+) -> Iterator[tuple[int, str]]:
+    """Numbered complete lines of ``source`` (a byte order mark dropped), each fed to
+    ``read`` as it is yielded; following a file, wait for more until timeout."""
+    for number, line in _raw_lines(source, follow=follow, timeout=timeout, poll=poll):
+        read.feed(line)
+        yield number, line.removeprefix("\ufeff") if number == 1 else line
+
+
+def _raw_lines(
+    source: str, *, follow: bool, timeout: float, poll: float
+) -> Iterator[tuple[int, str]]:
     if source == "-":
-        number = 0
-        while line := _readline(sys.stdin, "standard input", number):
-            number += 1
-            yield number, line
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
+        try:
+            number = 0
+            while line := _readline(stream, "standard input", number):
+                number += 1
+                yield number, line
+        finally:
+            stream.detach()  # standard input stays open
         return
     path = Path(source)
     try:
-        handle = path.open(encoding="utf-8-sig", newline="")
+        handle = path.open(encoding="utf-8", newline="")
     except OSError as exc:
         from evalsig.data.readers.streams import open_error
 
@@ -273,13 +353,14 @@ def _rows(
     fmt: InputFormat,
     columns: tuple[str, str, str],
     source: str,
+    read: _Read,
 ) -> Iterator[tuple[float, float | None]]:
     """(baseline, candidate) or (difference, None) per data line, validated; errors name
-    ``source`` and the line."""
+    ``source`` and the line. ``read.columns`` records the columns used."""
     if fmt is InputFormat.jsonl:
-        yield from _json_rows(lines, columns, source)
+        yield from _json_rows(lines, columns, source, read)
     else:
-        yield from _csv_rows(lines, columns, "\t" if fmt is InputFormat.tsv else ",", source)
+        yield from _csv_rows(lines, columns, "\t" if fmt is InputFormat.tsv else ",", source, read)
 
 
 def _fields(found: list[str], columns: tuple[str, str, str], where: str) -> tuple[str, ...]:
@@ -301,7 +382,11 @@ def _fields(found: list[str], columns: tuple[str, str, str], where: str) -> tupl
 
 
 def _csv_rows(
-    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], delimiter: str, source: str
+    lines: Iterator[tuple[int, str]],
+    columns: tuple[str, str, str],
+    delimiter: str,
+    source: str,
+    read: _Read,
 ) -> Iterator[tuple[float, float | None]]:
     header: list[str] | None = None
     positions: list[int] = []
@@ -315,7 +400,7 @@ def _csv_rows(
             raise DataError(f"{source}: line {number}: not valid CSV ({exc}).") from None
         if header is None:
             header = [cell.strip() for cell in cells]
-            names = _fields(header, columns, f"{source}: line {number} (the header)")
+            names = read.columns = _fields(header, columns, f"{source}: line {number} (the header)")
             positions = [header.index(name) for name in names]
             continue
         if len(cells) != len(header):
@@ -327,7 +412,7 @@ def _csv_rows(
 
 
 def _json_rows(
-    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], source: str
+    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], source: str, read: _Read
 ) -> Iterator[tuple[float, float | None]]:
     from evalsig._documents import load_json
 
@@ -341,7 +426,7 @@ def _json_rows(
                 f"{source}: line {number}: expected a JSON object, got {line.strip()[:40]!r}."
             )
         if names is None:
-            names = _fields(list(record), columns, f"{source}: line {number}")
+            names = read.columns = _fields(list(record), columns, f"{source}: line {number}")
         missing = [name for name in names if name not in record]
         if missing:
             raise DataError(

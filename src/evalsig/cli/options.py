@@ -37,6 +37,7 @@ __all__ = [
     "Task",
     "TaskColumn",
     "Where",
+    "parse_input_format",
     "parse_where",
     "read_options",
     "renamed",
@@ -113,13 +114,41 @@ InputFormatName = Literal[
     "json",
     "parquet",
 ]
-"""auto, then the registered readers (``evalsig.data.readers.READERS``; a test keeps them equal)."""
+"""auto, then the built-in readers (``evalsig.data.readers.READERS`` before plugins load; a
+test keeps them equal)."""
 
 INPUT_FORMATS: tuple[str, ...] = get_args(InputFormatName)
 
+
+def parse_input_format(value: str) -> str:
+    """A built-in format, or the name of a plugin's reader: plugins are loaded only for a
+    name that is not built in (their names are not listed in ``--help``)."""
+    if value in INPUT_FORMATS:
+        return value
+    from evalsig.data.readers import READERS, load_plugins
+
+    load_plugins()
+    if value in READERS:
+        return value
+    choices = ", ".join(
+        map(repr, [*INPUT_FORMATS, *(n for n in READERS if n not in INPUT_FORMATS)])
+    )
+    raise typer.BadParameter(f"{value!r} is not one of {choices}.")
+
+
+def _complete_input_format(incomplete: str) -> list[str]:
+    return [name for name in INPUT_FORMATS if name.startswith(incomplete)]
+
+
 InputFormat = Annotated[
-    InputFormatName,
-    typer.Option("--input-format", help="Input format; auto: from the name and content."),
+    str,
+    typer.Option(
+        "--input-format",
+        parser=parse_input_format,
+        metavar=f"<{'|'.join(INPUT_FORMATS)}>",
+        autocompletion=_complete_input_format,
+        help="Input format; auto: from the name and content.",
+    ),
 ]
 Task = Annotated[str | None, typer.Option(help="Task to read, when files hold several.")]
 TaskColumn = Annotated[str | None, typer.Option(help="Column naming each row's task.")]

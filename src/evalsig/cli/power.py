@@ -32,7 +32,7 @@ from evalsig.cli.options import (
     renamed,
 )
 from evalsig.cli.output import emit
-from evalsig.cli.stdin import stdin_paths
+from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
 __all__ = ["power_command", "resolution_command"]
@@ -152,16 +152,18 @@ def power_command(
                     load(path, name=side, **read)
                     for side, path in zip(("baseline", "candidate"), paths, strict=True)
                 ]
-            result = power_analysis_paired(
-                pair(tables[0], tables[1]),
-                n=n,
-                effect=effect,
-                method=method.value,
-                source=f"pilot: {pilot[0]} vs {pilot[1]}",
-                **common,  # type: ignore[arg-type]
-            )
+                document = as_given(
+                    power_analysis_paired(
+                        pair(tables[0], tables[1]),
+                        n=n,
+                        effect=effect,
+                        method=method.value,
+                        source=f"pilot: {pilot[0]} vs {pilot[1]}",
+                        **common,  # type: ignore[arg-type]
+                    ).to_dict()
+                )
         else:
-            result = power_analysis(
+            document = power_analysis(
                 p01=p01,
                 p10=p10,
                 discordance=discordance,
@@ -173,9 +175,9 @@ def power_command(
                 baseline_accuracy=accuracy,
                 method=method.value,
                 **common,  # type: ignore[arg-type]
-            )
+            ).to_dict()
     emit(
-        result.to_dict(),
+        document,
         output_format,
         output,
         text=views.power_text,
@@ -267,8 +269,9 @@ def resolution_command(
             n_resamples=resamples,
             rng=seed,
         )
+        document = as_given(result.to_dict())
     emit(
-        result.to_dict(),
+        document,
         output_format,
         output,
         text=views.benchmark_text,

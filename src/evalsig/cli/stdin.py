@@ -3,7 +3,9 @@
 The file's name carries a suffix, so the readers know the format: the ``--input-format``
 given, else one sniffed from the content (gzip, Parquet, JSON, JSON Lines, CSV or TSV).
 Standard input is refused beyond the decompression cap (``EVALSIG_MAX_DECOMPRESSED``), the
-same cap a compressed file is held to.
+same cap a compressed file is held to. While it is read, the temporary file is recorded as
+``-`` (its size and SHA-256 in the result's provenance), and errors and notes name it
+"standard input (-)", never by its temporary name.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import typer
 
-from evalsig.errors import DataError
+from evalsig.errors import DataError, EvalsigError
 
-__all__ = ["STDIN", "stdin_paths", "suffix_for"]
+__all__ = ["STDIN", "as_given", "stdin_paths", "suffix_for"]
 
 STDIN = "-"
-"""The path that means standard input."""
+"""The path that means standard input (``evalsig.data.provenance.STDIN``, which imports
+numpy with its package: not at start-up)."""
 
 SUFFIXES = {"csv": ".csv", "tsv": ".tsv", "jsonl": ".jsonl", "json": ".json", "parquet": ".parquet"}
 """The file suffix of each input format that has one of its own."""
@@ -37,7 +40,9 @@ HEAD = 1 << 16
 def stdin_paths(paths: Sequence[str | Path], input_format: str = "auto") -> Iterator[list[str]]:
     """``paths`` as text, with ``-`` replaced by a temporary file holding standard input.
 
-    Standard input can be read once: ``-`` given twice is a usage error.
+    Standard input can be read once: ``-`` given twice is a usage error. Inside the block
+    the file is recorded as ``-`` (see :func:`evalsig.data.provenance.standard_input`), and
+    an error raised there names standard input, not the temporary file.
     """
     texts = [str(p) for p in paths]
     if texts.count(STDIN) > 1:
@@ -45,9 +50,42 @@ def stdin_paths(paths: Sequence[str | Path], input_format: str = "auto") -> Iter
     if STDIN not in texts:
         yield texts
         return
+    from evalsig.data.provenance import standard_input
+
     with tempfile.TemporaryDirectory(prefix="evalsig-stdin-") as folder:
         saved = _save(sys.stdin.buffer, Path(folder), input_format)
-        yield [saved if t == STDIN else t for t in texts]
+        with standard_input(saved), _named_in_errors():
+            yield [saved if t == STDIN else t for t in texts]
+
+
+@contextmanager
+def _named_in_errors() -> Iterator[None]:
+    """Errors raised in the block name standard input where they named its temporary file."""
+    from evalsig.data.provenance import shown
+
+    try:
+        yield
+    except EvalsigError as exc:
+        exc.args = tuple(shown(a) if isinstance(a, str) else a for a in exc.args)
+        raise
+    except OSError as exc:
+        if isinstance(exc.filename, str):
+            exc.filename = shown(exc.filename)
+        raise
+
+
+def as_given(document: Any) -> Any:
+    """A result's JSON with standard input's temporary file named "standard input (-)" in
+    every string (notes, sources); call it inside :func:`stdin_paths`."""
+    from evalsig.data.provenance import shown
+
+    if isinstance(document, str):
+        return shown(document)
+    if isinstance(document, list):
+        return [as_given(value) for value in document]
+    if isinstance(document, dict):
+        return {key: as_given(value) for key, value in document.items()}
+    return document
 
 
 def _save(stream: BinaryIO, folder: Path, input_format: str) -> str:

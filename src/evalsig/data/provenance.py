@@ -11,6 +11,10 @@ under which task, metric and filter, with which seed and evalsig version, it des
   name and how it was found, task, metric, filter and ``where`` conditions;
 * :class:`Provenance`: the origins of a result's inputs, other files it read (a policy),
   the seed, the evalsig version and the UTC time it was made.
+
+Standard input (``-``) is read into a temporary file; within :func:`standard_input` that
+file is recorded as ``-`` (with the size and SHA-256 of the bytes read), never by the
+temporary name, and :func:`shown` names it so in messages.
 """
 
 from __future__ import annotations
@@ -19,23 +23,29 @@ import functools
 import hashlib
 import os
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
 __all__ = [
+    "STDIN",
+    "STDIN_TEXT",
     "FileRecord",
     "ModelFrom",
     "Origin",
     "Provenance",
     "file_record",
     "in_memory_origin",
+    "is_standard_input",
     "prefetch_hashes",
     "provenance",
     "sha256_of",
+    "shown",
+    "standard_input",
     "without_time",
 ]
 
@@ -47,6 +57,44 @@ CHUNK = 1 << 20
 
 _HASHES: dict[tuple[str, int, int], str] = {}
 """SHA-256 by (absolute path, size, mtime_ns): a file read twice is hashed once."""
+
+STDIN = "-"
+"""The path that means standard input, and how its file is recorded."""
+
+STDIN_TEXT = "standard input (-)"
+"""Standard input named in a message."""
+
+_STANDARD_INPUT: dict[str, str] = {}
+"""Temporary files holding standard input: absolute path -> the path as the readers got it."""
+
+
+@contextmanager
+def standard_input(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Within the block, the file at ``path`` holds standard input: its :class:`FileRecord`
+    says ``-`` and no model name is taken from its (temporary) name."""
+    key = os.path.abspath(path)
+    _STANDARD_INPUT[key] = str(path)
+    try:
+        yield
+    finally:
+        _STANDARD_INPUT.pop(key, None)
+
+
+def is_standard_input(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a temporary file holding standard input (see :func:`standard_input`)."""
+    return bool(_STANDARD_INPUT) and os.path.abspath(path) in _STANDARD_INPUT
+
+
+def shown(text: str, *, stdin: str = STDIN_TEXT) -> str:
+    """``text`` with every temporary file holding standard input named ``stdin`` instead.
+
+    >>> shown("scores.csv: line 2: not a number")
+    'scores.csv: line 2: not a number'
+    """
+    for key, given in _STANDARD_INPUT.items():
+        for name in dict.fromkeys((given, key)):
+            text = text.replace(name, stdin)
+    return text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,7 +166,8 @@ def file_record(path: str | os.PathLike[str]) -> FileRecord:
     total and the hash the SHA-256 of the lines ``relative path NUL sha256`` in sorted order.
     """
     if not os.path.isdir(path):
-        return FileRecord(path=str(path), size=os.stat(path).st_size, sha256=sha256_of(path))
+        shown_path = STDIN if is_standard_input(path) else str(path)
+        return FileRecord(path=shown_path, size=os.stat(path).st_size, sha256=sha256_of(path))
     files = sorted(p for p in Path(path).rglob("*") if p.is_file())
     listing = "".join(f"{p.relative_to(path).as_posix()}\0{sha256_of(p)}\n" for p in files)
     return FileRecord(
@@ -169,13 +218,13 @@ def file_model(
     paths: Sequence[str], where: Iterable[tuple[str, str]], found: str | None
 ) -> tuple[str | None, ModelFrom | None]:
     """The model name and how it was found: the harness metadata, a ``where`` on a model
-    column, else the (first) file's stem."""
+    column, else the (first) file's stem (standard input has no name: None)."""
     if found:
         return found, "harness metadata"
     for column, value in where:
         if "model" in column.lower():
             return value, "--where model="
-    if not paths:
+    if not paths or is_standard_input(paths[0]):
         return None, None
     name = Path(paths[0]).name
     for suffix in (".gz", ".zip"):

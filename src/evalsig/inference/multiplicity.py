@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from evalsig._json import SCHEMA_VERSION
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError, examples
 
 __all__ = [
@@ -59,6 +60,8 @@ class MultipleTestResult:
     notes: tuple[str, ...] = ()
     pi0: float | None = None
     """Estimated share of true null hypotheses (``"storey"`` only)."""
+    provenance: Provenance | None = None
+    """The evalsig version and the time (p-values passed in Python name no input file)."""
 
     @property
     def n_rejected(self) -> int:
@@ -95,7 +98,17 @@ class MultipleTestResult:
             "p_adjusted": _json_list(self.p_adjusted, "p_adjusted", nulls),
             "reject": self.reject.tolist(), "pi0": self.pi0, "notes": list(self.notes),
             "nulls": nulls,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }  # fmt: skip
+
+    def _compared(self) -> list[str]:
+        """The 'Compared' line of the provenance, when it names inputs."""
+        from evalsig.report.provenance import compared
+
+        given = self.provenance
+        if given is None or not (given.inputs or given.files):
+            return []  # p-values passed in Python: the version and time are in to_dict()
+        return [f"compared: {compared({'provenance': given.to_dict()})}"]
 
     def _table(self) -> tuple[str, list[tuple[str, str, str, str]], str]:
         """Title; header and first rows as text; a line on the rows not shown."""
@@ -123,6 +136,7 @@ class MultipleTestResult:
             lines.append("  " + "  ".join(cells).rstrip())
         lines += [f"  {more}"] if more else []
         lines += [f"note: {note}" for note in self.notes]
+        lines += self._compared()
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -130,7 +144,9 @@ class MultipleTestResult:
         title, rows, more = self._table()
         head = "".join(f"<th>{e(h)}</th>" for h in rows[0])
         body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-        tail = "".join(f"<p>{e(line)}</p>" for line in [more, *self.notes] if line)
+        tail = "".join(
+            f"<p>{e(line)}</p>" for line in [more, *self.notes, *self._compared()] if line
+        )
         return (
             f'<div class="evalsig-multiplicity"><table><caption>{e(title)}</caption>'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{tail}</div>"
@@ -140,9 +156,8 @@ class MultipleTestResult:
         from evalsig._frame import markdown_table
 
         title, rows, more = self._table()
-        return markdown_table(
-            title, rows[0], rows[1:], lines=[more] if more else [], notes=self.notes
-        )
+        lines = [line for line in [more, *self._compared()] if line]
+        return markdown_table(title, rows[0], rows[1:], lines=lines, notes=self.notes)
 
     def to_frame(self) -> Any:
         """Every hypothesis in input order: label, pvalue, p_adjusted, reject.
@@ -437,7 +452,7 @@ def _run(method: str, pvalues: object, alpha: object, lambda_: object = 0.5) -> 
         array.flags.writeable = False
     return MultipleTestResult(
         method=method, alpha=level, pvalues=p, p_adjusted=adj, reject=reject, labels=labels,
-        notes=tuple(notes), pi0=pi0,
+        notes=tuple(notes), pi0=pi0, provenance=provenance(),
     )  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.validate import check_scores, numeric_array
 from evalsig.errors import DataError, examples
 from evalsig.inference._common import (
@@ -86,6 +87,9 @@ class SimultaneousResult:
     seed: int | None = None
     """``rng=seed`` reproduces the result exactly (None: ``rng`` was a Generator)."""
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
+    """The seed, the evalsig version and the time (differences passed in Python name no
+    input file)."""
 
     @property
     def n_rejected(self) -> int:
@@ -126,6 +130,7 @@ class SimultaneousResult:
             ),
             "notes": list(self.notes),
             "nulls": nulls,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
 
     def _title(self) -> str:
@@ -136,11 +141,17 @@ class SimultaneousResult:
         )
 
     def _footer(self) -> list[str]:
+        from evalsig.report.provenance import compared
+
         more = len(self.tasks) - _MAX_ROWS
-        return [f"... {more:,} more tasks (see the arrays)"] * (more > 0) + [
+        lines = [f"... {more:,} more tasks (see the arrays)"] * (more > 0) + [
             f"max-T critical value c = {self.critical_value:.4g}; mean |correlation| of the "
             f"task estimates across resamples: {self.mean_abs_correlation:.2f}"
         ]
+        given = self.provenance
+        if given is not None and (given.inputs or given.files):  # arrays: in to_dict() only
+            lines.append(f"compared: {compared({'provenance': given.to_dict()})}")
+        return lines
 
     def _rows(self) -> list[tuple[str, ...]]:
         level = f"{self.confidence_level:.0%} simultaneous CI"
@@ -345,6 +356,7 @@ def romano_wolf(
         n_resamples=b,
         seed=seed,
         notes=tuple(notes) + ((UNKNOWN_SEED,) if seed is None else ()),
+        provenance=provenance(seed=seed),
     )
 
 

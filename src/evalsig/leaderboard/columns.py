@@ -416,7 +416,7 @@ def _arrow() -> Any:
         import pyarrow
     except ImportError:  # pragma: no cover - depends on the environment
         raise DataError(
-            "score columns are Parquet files: install pyarrow with pip install 'evalsig[pandas]'."
+            "score columns are Parquet files: install pyarrow with pip install 'evalsig[columnar]'."
         ) from None
     return pyarrow
 

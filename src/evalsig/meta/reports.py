@@ -200,7 +200,7 @@ def _read_parquet(path: Path) -> list[Mapping[str, Any]]:
         import pyarrow.parquet as pq
     except ImportError:
         raise FormatError(
-            f"{path}: reading Parquet needs pyarrow: pip install 'evalsig[pandas]'."
+            f"{path}: reading Parquet needs pyarrow: pip install 'evalsig[columnar]'."
         ) from None
     return list(pq.read_table(path).to_pylist())
 

@@ -6,6 +6,8 @@ import math
 
 from scipy import special
 
+from evalsig.data.paired import PairedScores
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
 
@@ -16,6 +18,7 @@ __all__ = [
     "check_power",
     "check_rates",
     "check_runs",
+    "paired_provenance",
     "sided_alpha",
     "z_alpha",
     "z_power",
@@ -112,3 +115,8 @@ def _number(value: object) -> float:
         return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return math.nan
+
+
+def paired_provenance(paired: PairedScores) -> Provenance:
+    """The provenance of a result estimated from a (pilot) comparison: both sides' origins."""
+    return provenance({"baseline": paired.baseline.origin, "candidate": paired.candidate.origin})

@@ -9,16 +9,17 @@ have said.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.paired import PairedScores
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
-from evalsig.power._common import check_alpha, check_n, check_power
+from evalsig.power._common import check_alpha, check_n, check_power, paired_provenance
 from evalsig.power.mcnemar import (
     mcnemar_detectable_effect,
     mcnemar_power,
@@ -55,6 +56,9 @@ class PowerAnalysis:
     source: str = "given rates"
     """Where the inputs came from: 'given rates' or the pilot files."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    provenance: Provenance | None = field(default=None, compare=False)
+    """The pilot files (their hashes, models and choices), the version and the time; no
+    inputs for given rates."""
 
     @property
     def q(self) -> float | None:
@@ -79,6 +83,7 @@ class PowerAnalysis:
             "unpaired": None if self.unpaired is None else self.unpaired.to_dict(),
             "notes": list(self.notes),
             "nulls": nulls,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
 
     def __str__(self) -> str:
@@ -239,6 +244,7 @@ def power_analysis(
         unpaired=unpaired,
         source=source,
         notes=sample.notes,
+        provenance=provenance(),
     )
 
 
@@ -273,7 +279,7 @@ def power_analysis_paired(
                 )
             n01, n10 = (disc + effect) / 2, (disc - effect) / 2
         accuracy = float(paired.baseline.mean)
-        return power_analysis(
+        analysis = power_analysis(
             p01=n01,
             p10=n10,
             n=size,
@@ -284,6 +290,7 @@ def power_analysis_paired(
             method=method,
             source=source,
         )
+        return replace(analysis, provenance=paired_provenance(paired))
     parts = variance_components(paired)
     runs = round(min(parts.runs_baseline, parts.runs_candidate))
     analysis = power_analysis(
@@ -297,11 +304,9 @@ def power_analysis_paired(
         alternative=alternative,
         source=source,
     )
-    if parts.notes:
-        from dataclasses import replace
-
-        analysis = replace(analysis, notes=analysis.notes + parts.notes)
-    return analysis
+    return replace(
+        analysis, notes=analysis.notes + parts.notes, provenance=paired_provenance(paired)
+    )
 
 
 def _curve(

@@ -19,6 +19,7 @@ import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.models import ModelScores, check_clusters
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import UNKNOWN_SEED, seeded
 from evalsig.inference.allpairs import (
@@ -96,6 +97,9 @@ class BenchmarkResolution:
     """``n_resamples``, and for ``unresolved`` (and ``unresolved_clustered``) the count
     of unresolved pairs in each resample summarised as ``{count: share}``."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    provenance: Provenance | None = field(default=None, compare=False)
+    """Each model's origin (files, hashes, choices), the bootstrap's seed, the version and
+    the time."""
 
     @property
     def n_unresolved(self) -> int:
@@ -168,6 +172,7 @@ class BenchmarkResolution:
             "bootstrap": self.bootstrap,
             "notes": list(self.notes),
             "nulls": nulls,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
 
     def __str__(self) -> str:
@@ -315,6 +320,7 @@ def benchmark_resolution(
             )
         )
     boot = None
+    seed = None
     notes = list(scores.notes)
     if n_resamples:
         generator, seed = seeded(rng)
@@ -337,6 +343,9 @@ def benchmark_resolution(
         n_clusters=None if scores.cluster_labels is None else len(scores.cluster_labels),
         bootstrap=boot,
         notes=tuple(notes),
+        provenance=provenance(
+            zip(scores.names, scores.origins or (None,) * n_models, strict=True), seed=seed
+        ),
     )
 
 

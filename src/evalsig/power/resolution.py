@@ -16,9 +16,16 @@ import numpy as np
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.load import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
-from evalsig.power._common import check_alpha, check_n, check_power, check_rates
+from evalsig.power._common import (
+    check_alpha,
+    check_n,
+    check_power,
+    check_rates,
+    paired_provenance,
+)
 from evalsig.power.cluster import design_effect
 from evalsig.power.mcnemar import mcnemar_detectable_effect, mcnemar_sample_size
 from evalsig.power.paired_t import (
@@ -56,6 +63,9 @@ class Resolution:
     icc: float | None = None
     n_clusters: int | None = None
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = field(default=None, compare=False)
+    """The compared files (hashes, models, choices), the version and the time; no inputs
+    for given rates."""
 
     @property
     def n_required_clustered(self) -> float | None:
@@ -103,6 +113,7 @@ class Resolution:
             "q_clustered": self.q_clustered,
             "notes": list(self.notes),
             "nulls": nulls,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
 
     def __str__(self) -> str:
@@ -196,8 +207,9 @@ def resolution_paired(
             alternative=alternative,
             inputs=inputs,
         )
+    origins = paired_provenance(paired)
     if paired.cluster_codes is None:
-        return _with(base, notes=tuple(notes) + base.notes)
+        return _with(base, notes=tuple(notes) + base.notes, provenance=origins)
     deff = design_effect(d, paired.cluster_codes)
     notes.extend(deff.notes)
     return _with(
@@ -206,6 +218,7 @@ def resolution_paired(
         icc=deff.icc,
         n_clusters=deff.n_clusters,
         notes=tuple(notes) + base.notes,
+        provenance=origins,
     )
 
 
@@ -263,6 +276,7 @@ def _from_rates(
         alternative=alternative,
         inputs={"p01": p01, "p10": p10, "discordance": disc},
         notes=tuple(notes),
+        provenance=provenance(),
     )
 
 

@@ -83,7 +83,10 @@ class SampleSize:
 
 
 def ratio(a: float, b: float) -> float:
-    """``a / b`` with the limits a caller means: ``x / inf = 0``, ``inf / inf = nan``."""
+    """``a / b`` with the limits a caller means: ``x / inf = 0``, ``inf / inf = nan``; an
+    undefined (NaN) side leaves the ratio undefined."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
     if math.isinf(b):
         return math.nan if math.isinf(a) else 0.0
     return a / b if b else math.inf

@@ -191,4 +191,5 @@ def _phi(p_baseline: float, p_candidate: float, p10: float) -> float:
     """Correlation of two right/wrong outcomes: ``(P(both right) - p_b p_c) / sd_b sd_c``."""
     both = p_baseline - p10
     spread = math.sqrt(p_baseline * (1 - p_baseline) * p_candidate * (1 - p_candidate))
-    return (both - p_baseline * p_candidate) / spread if spread else 0.0
+    phi = (both - p_baseline * p_candidate) / spread if spread else 0.0
+    return min(1.0, max(-1.0, phi))  # rounding puts one-way disagreement just past +-1

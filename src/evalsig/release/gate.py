@@ -275,7 +275,7 @@ def gate(
     comparisons = {
         claim.name: compare_paired(
             pairs[claim.name],
-            method=claim.method,  # type: ignore[arg-type]  # validated by the policy
+            method=claim.method,  # validated by the policy
             variant=claim.variant,
             alternative="greater",
             confidence_level=1.0 - alpha,
@@ -438,7 +438,7 @@ def _claim_pvalue(result: ComparisonResult, threshold: float) -> float:
     if p is not None:
         return p
     other = _invert(result, threshold, "less")  # p > 1/2: from the opposite bound
-    return 1.0 if other is None else 1.0 - other
+    return 0.5 if other is None else 1.0 - other  # neither bound clears: both 50% bounds sit on it
 
 
 def _invert(result: ComparisonResult, threshold: float, side: Alternative) -> float | None:
@@ -476,7 +476,7 @@ def _verdict(
         verdict = "FAIL"
         reason = (
             f"the upper {100 * (1 - alpha):g}% bound {upper:+.4g} is at or below {target}: the "
-            f"data show the candidate is not {claim.describe()}."
+            f"data show the candidate is {_refuted(claim)}."
         )
     else:
         verdict = "INCONCLUSIVE"
@@ -494,6 +494,11 @@ def _verdict(
         verdict=verdict,
         reason=reason,
     )
+
+
+def _refuted(claim: TaskClaim) -> str:
+    """What an upper bound at or below the threshold shows: the claim's negation."""
+    return "not better" if claim.claim == "superiority" else f"worse by {claim.margin:g} or more"
 
 
 def _decide(

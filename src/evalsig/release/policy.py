@@ -246,13 +246,15 @@ def _task(entry: object, source: str, number: int) -> TaskClaim:
             "'non-inferiority' for 'not worse than -margin'."
         )
     method = entry.get("method", "auto")
-    if not isinstance(method, str) or (method != "auto" and method not in VARIANTS):
+    variants = _variants(method)
+    if variants is None:
         raise DataError(
-            f"{where}: unknown 'method' {short(method)}; choose auto or {', '.join(VARIANTS)}."
+            f"{where}: unknown 'method' {short(method)}; choose auto, {', '.join(VARIANTS)} "
+            "or a registered test (evalsig plugins lists them)."
         )
     variant = entry.get("variant")
     if variant is not None and (
-        not isinstance(variant, str) or method == "auto" or variant not in VARIANTS[method]
+        not isinstance(variant, str) or method == "auto" or variant not in variants
     ):
         raise DataError(f"{where}: 'variant' {short(variant)} needs a method that has it.")
     return TaskClaim(
@@ -265,6 +267,21 @@ def _task(entry: object, source: str, number: int) -> TaskClaim:
         method=str(method),
         variant=variant,
     )
+
+
+def _variants(method: object) -> tuple[str, ...] | None:
+    """The variants of a built-in or registered test (plugins load only for a name that is
+    not built in); None for a name that is neither."""
+    if method == "auto":
+        return ()
+    if not isinstance(method, str):
+        return None
+    if method in VARIANTS:
+        return tuple(VARIANTS[method])
+    from evalsig.comparison import registered_tests
+
+    test = registered_tests().get(method)
+    return None if test is None else tuple(test.variants)
 
 
 def _real(value: object) -> float | None:

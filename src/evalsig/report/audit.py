@@ -15,7 +15,7 @@ from scipy import special
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
-from evalsig.report.formatting import difference, pvalue
+from evalsig.report.formatting import difference, name_cell, number_cell, pvalue
 from evalsig.report.provenance import compared
 
 __all__ = [
@@ -149,6 +149,7 @@ def as_text(r: Result) -> str:
     lines += ["", "Definitions:"]
     lines += [f"  {m['label']}: {m['definition']}" for m in r["methods"]]
     lines += [f"note: {n}" for n in _method_notes(r)]
+    lines += [f"compared: {line}" for line in [compared(r)] if line]
     return "\n".join(lines)
 
 
@@ -161,6 +162,7 @@ def as_markdown(r: Result) -> str:
     lines += ["", "**Definitions**", ""]
     lines += [f"- **{md(m['label'])}**: {md(m['definition'])}" for m in r["methods"]]
     lines += [f"\n- note: {md(n)}" for n in _method_notes(r)]
+    lines += [f"\n- compared: {md(line)}" for line in [compared(r)] if line]
     return "\n".join(lines)
 
 
@@ -192,6 +194,7 @@ def _plots(r: Result) -> str:
         y_label=f"power (fine-tune, {uplift})",
         title="Power against false-positive rate",
         vlines=[(alpha, f"nominal {100 * alpha:g}%")],
+        y_include=(0.0, 1.0),
     )
     return forest + chart
 
@@ -202,7 +205,7 @@ def _audit_section(r: Result) -> tuple[str, dict[str, Any]]:
         "lead": " ".join(summary(r)),
         "plot": Markup(_plots(r)),
         "header": [h for i, h in enumerate(HEADER) if i < 7 or r["reference"]],
-        "rows": [row if r["reference"] else row[:7] for row in rows(r)],
+        "rows": [_named(row if r["reference"] else row[:7], 2, 6) for row in rows(r)],
         "notes": [f"{m['label']}: {m['definition']}" for m in r["methods"]] + _method_notes(r),
     }
 
@@ -353,7 +356,7 @@ def _claim_section(r: Result) -> tuple[str, dict[str, Any]]:
         "lead": r["explanation"],
         "plot": Markup(plot),
         "header": CLAIM_HEADER,
-        "rows": claim_candidate_rows(r),
+        "rows": [_named(row, 2, 5) for row in claim_candidate_rows(r)],
         "notes": [f"{k}: {v}" for k, v in claim_lines(r) if k != "Explanation"] + list(r["notes"]),
     }
 
@@ -461,6 +464,7 @@ def simulation_text(r: Result) -> str:
     lines += _table(SIMULATION_HEADER, simulation_rows(r))
     lines += ["", *simulation_lines(r)]
     lines += [f"note: {n}" for n in r["notes"]]
+    lines += [f"compared: {line}" for line in [compared(r)] if line]
     return "\n".join(lines)
 
 
@@ -473,6 +477,7 @@ def simulation_markdown(r: Result) -> str:
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in simulation_rows(r)]
     lines += ["", *(f"- {md(s)}" for s in simulation_lines(r))]
     lines += [f"\n- note: {md(n)}" for n in r["notes"]]
+    lines += [f"\n- compared: {md(line)}" for line in [compared(r)] if line]
     return "\n".join(lines)
 
 
@@ -496,9 +501,17 @@ def _simulation_section(r: Result) -> tuple[str, dict[str, Any]]:
         "lead": r["design"]["description"],
         "plot": Markup(plot),
         "header": SIMULATION_HEADER,
-        "rows": simulation_rows(r),
+        "rows": [_named(row, 1, 5) for row in simulation_rows(r)],
         "notes": simulation_lines(r) + list(r["notes"]),
     }
+
+
+def _named(row: Sequence[str], first: int, stop: int) -> list[Any]:
+    """A table row whose first cell is a name (a method, a procedure, a model) and whose
+    cells ``first`` to ``stop - 1`` are numbers."""
+    cells: list[Any] = [name_cell(row[0]), *row[1:]]
+    cells[first:stop] = [number_cell(text) for text in row[first:stop]]
+    return cells
 
 
 def _register() -> None:

@@ -1,10 +1,30 @@
-"""Number formatting shared by every renderer."""
+"""Number formatting shared by every renderer, and the table cells of names and numbers."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
-__all__ = ["difference", "interval", "pvalue", "score"]
+__all__ = ["LONG_NAME", "difference", "interval", "name_cell", "number_cell", "pvalue", "score"]
+
+
+LONG_NAME = 24
+"""Names longer than this many characters are 'long' in HTML tables: they may wrap
+anywhere (a long name without spaces never widens the table past its box), in a column at
+least 12 em wide."""
+
+
+def name_cell(text: str) -> dict[str, Any]:
+    """A table cell holding a name (a model, a task, a source), of class ``name``, and
+    ``long`` when it has more than :data:`LONG_NAME` characters."""
+    cls = "name long" if len(text) > LONG_NAME else "name"
+    return {"text": text, "value": None, "badge": None, "cls": cls}
+
+
+def number_cell(text: str, value: float | None = None) -> dict[str, Any]:
+    """A table cell holding a number (or a range of them): right-aligned, never broken
+    across lines, sorted by ``value`` when given."""
+    return {"text": text, "value": value, "badge": None, "cls": "num"}
 
 
 def pvalue(p: float) -> str:

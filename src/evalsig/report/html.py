@@ -21,7 +21,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from evalsig import __version__
+from evalsig import __version__, plugins
 from evalsig.report import comparison as comparison_text
 from evalsig.report import formatting as fmt
 from evalsig.report import gate as gate_text
@@ -29,7 +29,15 @@ from evalsig.report import svg
 from evalsig.report.provenance import compared
 from evalsig.report.provenance import title as models_title
 
-__all__ = ["FRAGMENT_CLASS", "fragment", "page", "register_section", "scoped_css", "section"]
+__all__ = [
+    "FRAGMENT_CLASS",
+    "fragment",
+    "load_plugins",
+    "page",
+    "register_section",
+    "scoped_css",
+    "section",
+]
 
 Result = Mapping[str, Any]
 
@@ -146,8 +154,7 @@ def section(result: Result) -> dict[str, Any]:
     """The heading, kind and rendered body of one result."""
     kind = str(result.get("kind", "unknown"))
     if kind not in _SECTIONS:
-        for module in _SECTION_MODULES:  # views of later capabilities register on import
-            importlib.import_module(module)
+        load_plugins()  # views of later capabilities, then plugins' (once)
     build = _SECTIONS.get(kind)
     if build is None:
         context = {
@@ -253,7 +260,7 @@ def _gate(r: Result) -> tuple[str, dict[str, Any]]:
     for t, shown in zip(r["tasks"], gate_text.rows(r), strict=True):
         table.append(
             [
-                shown[0],
+                fmt.name_cell(shown[0]),
                 shown[1],
                 _cell(shown[2], t["comparison"]["estimate"]),
                 _cell(shown[3], t["lower_bound"]),
@@ -293,7 +300,7 @@ def _multiplicity(r: Result) -> tuple[str, dict[str, Any]]:
     labels = r.get("labels") or [str(i + 1) for i in range(len(r["pvalues"]))]
     rows = [
         [
-            label,
+            fmt.name_cell(label),
             _cell(_num(p), p),
             _cell(_num(q), q),
             _cell("yes" if rej else "no", None, badge="PASS" if rej else None),
@@ -320,7 +327,13 @@ def _simultaneous(r: Result) -> tuple[str, dict[str, Any]]:
         for t, e, lo, hi in zip(tasks, r["estimate"], r["ci_low"], r["ci_high"], strict=True)
     ]
     rows = [
-        [t, _cell(_num(e), e), _cell(_num(p), p), _cell(_num(q), q), "yes" if rej else "no"]
+        [
+            fmt.name_cell(t),
+            _cell(_num(e), e),
+            _cell(_num(p), p),
+            _cell(_num(q), q),
+            "yes" if rej else "no",
+        ]
         for t, e, p, q, rej in zip(
             tasks, r["estimate"], r["pvalues"], r["p_adjusted"], r["reject"], strict=True
         )
@@ -368,3 +381,26 @@ _SECTION_MODULES = (
 def register_section(kind: str, build: Callable[[Result], tuple[str, dict[str, Any]]]) -> None:
     """Add the view of a result kind (later capabilities plug in here)."""
     _SECTIONS[kind] = build
+
+
+def load_plugins() -> tuple[plugins.Plugin, ...]:
+    """Register the built-in views, then those of installed plugins (entry-point group
+    ``evalsig.report_sections``, once): a plugin cannot take a built-in's kind."""
+    for module in _SECTION_MODULES:  # views of later capabilities register on import
+        importlib.import_module(module)
+    return plugins.load_group(plugins.REPORT_SECTIONS, _install_plugin)
+
+
+def _install_plugin(entry: object, plugin: plugins.Plugin) -> str:
+    """A plugin's ``(kind, build)`` pair, or object with ``kind`` and ``build``."""
+    pair = entry if isinstance(entry, tuple) and len(entry) == 2 else None
+    kind, build = pair or (getattr(entry, "kind", None), getattr(entry, "build", None))
+    if not isinstance(kind, str) or not kind or not callable(build):
+        raise plugins.PluginError(
+            f"it names {type(entry).__name__} {entry!r:.60}, not a (kind, build) pair or an "
+            "object with a `kind` (text) and a `build(result) -> (macro, context)`."
+        )
+    if kind in _SECTIONS:
+        raise plugins.PluginError(f"results of kind {kind!r} have a view already, which is kept.")
+    register_section(kind, build)
+    return f"report section {kind!r}"

@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
+from evalsig.report.formatting import name_cell, number_cell
 from evalsig.report.provenance import compared
 
 __all__ = ["HEADER", "as_markdown", "as_text", "rows", "summary", "tasks_markdown", "tasks_text"]
@@ -169,10 +170,7 @@ def _section(r: Result) -> tuple[str, dict[str, Any]]:
         signed=False,
     )
     table = [
-        [
-            cell if i != 2 else {"text": cell, "value": row["score"], "badge": None, "cls": "num"}
-            for i, cell in enumerate(shown)
-        ]
+        [shown[0], name_cell(shown[1]), number_cell(shown[2], row["score"]), *shown[3:]]
         for shown, row in zip(rows(r), r["rows"], strict=True)
     ]
     return "table", {

@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
+from evalsig.report.formatting import name_cell, number_cell
 
 __all__ = [
     "CELL_HEADER",
@@ -399,9 +400,15 @@ def _synthesis_section(r: Result) -> tuple[str, dict[str, Any]]:
         "lead": " ".join(summary(r)),
         "plot": Markup("".join(plots)),
         "header": CELL_HEADER,
-        "rows": cell_rows(r),
+        "rows": [_cells(row) for row in cell_rows(r)],
         "notes": notes,
     }
+
+
+def _cells(row: Sequence[str]) -> list[Any]:
+    """A row of the cells table as HTML cells: the benchmark and the model are names, the
+    rest numbers (kept on one line each)."""
+    return [name_cell(row[0]), name_cell(row[1]), *(number_cell(text) for text in row[2:])]
 
 
 def _register() -> None:

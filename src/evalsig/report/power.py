@@ -10,7 +10,8 @@ from markupsafe import Markup
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
-from evalsig.report.formatting import difference
+from evalsig.report.formatting import difference, name_cell, number_cell
+from evalsig.report.provenance import compared
 
 __all__ = [
     "benchmark_markdown",
@@ -158,6 +159,7 @@ def power_text(r: Result) -> str:
         limit = r["runs"]["n_limit"]
         lines.append(f"  with unlimited runs: {_items(limit)} items (item spread alone)")
     lines += [f"  note: {n}" for n in r["notes"]]
+    lines += [f"  compared: {line}" for line in [compared(r)] if line]
     return "\n".join(lines)
 
 
@@ -167,7 +169,7 @@ def power_markdown(r: Result) -> str:
     if runs:
         text += "\n\n| runs per item | items needed | model calls per model |\n|---:|---:|---:|\n"
         text += "\n".join(f"| {a} | {b} | {c} |" for a, b, c in runs)
-    return text
+    return text + "".join(f"\n\n- compared: {md(line)}" for line in [compared(r)] if line)
 
 
 # --- resolution of one pair ----------------------------------------------------------------
@@ -212,11 +214,13 @@ def resolution_text(r: Result) -> str:
     lines = [f"q = N/N* = {_q(r['q'])}: {'RESOLVED' if r['resolved'] else 'UNRESOLVED'}"]
     lines += [f"  {k}: {v}" for k, v in _resolution_lines(r)]
     lines += [f"  note: {n}" for n in r["notes"]]
+    lines += [f"  compared: {line}" for line in [compared(r)] if line]
     return "\n".join(lines)
 
 
 def resolution_markdown(r: Result) -> str:
-    return _md_section("Resolution", _resolution_lines(r), r["notes"])
+    text = _md_section("Resolution", _resolution_lines(r), r["notes"])
+    return text + "".join(f"\n\n- compared: {md(line)}" for line in [compared(r)] if line)
 
 
 # --- benchmark -----------------------------------------------------------------------------
@@ -299,6 +303,7 @@ def benchmark_text(r: Result) -> str:
     ]
     head = f"Benchmark resolution: {len(r['models'])} models, {r['n_items']:,} items"
     notes = [f"note: {n}" for n in r["notes"]]
+    notes += [f"compared: {line}" for line in [compared(r)] if line]
     return "\n".join([head, *benchmark_summary(r), "", *table, *notes])
 
 
@@ -308,6 +313,7 @@ def benchmark_markdown(r: Result) -> str:
     lines += ["", "| " + " | ".join(BENCHMARK_HEADER) + " |", "|" + "---|" * len(BENCHMARK_HEADER)]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in _benchmark_rows(r)]
     lines += [f"\n- note: {md(n)}" for n in r["notes"]]
+    lines += [f"\n- compared: {md(line)}" for line in [compared(r)] if line]
     return "\n".join(lines)
 
 
@@ -359,13 +365,22 @@ def _power_section(r: Result) -> tuple[str, dict[str, Any]]:
     return _kv_table(f"Power analysis: N* = {_items(s['n'])} items", rows, r["notes"], plot=plot)
 
 
+SHORT_NAME = 15
+"""The longest model name written into a pair's label in the resolution chart; with longer
+names the models are numbered (#1 the top-ranked) and a key under the chart names them."""
+
+
 def _benchmark_section(r: Result) -> tuple[str, dict[str, Any]]:
-    forest_rows = []
+    keyed = any(len(name) > SHORT_NAME for name in r["models"])
+    number = {name: f"#{i + 1}" for i, name in enumerate(r["models"])}
+    forest_rows, named = [], set[str]()
     for p in r["pairs"]:
         half = 1.96 * p["sd"] / math.sqrt(p["n_items"]) if p["n_items"] > 1 else math.inf
+        pair = (p["candidate"], p["baseline"])
+        named.update(pair)
         forest_rows.append(
             svg.ForestRow(
-                label=f"{p['candidate']} - {p['baseline']}",
+                label=" - ".join(number[m] if keyed else m for m in pair),
                 estimate=p["effect"],
                 low=p["effect"] - half,
                 high=p["effect"] + half,
@@ -373,14 +388,19 @@ def _benchmark_section(r: Result) -> tuple[str, dict[str, Any]]:
                 emphasis=None if p["resolved"] else "unresolved",
             )
         )
+    key = [(number[m], m) for m in r["models"] if m in named] if keyed else []
     unit = "pp" if r["design"] == "mcnemar" else ""
-    plot = Markup(svg.forest(forest_rows, unit=unit, title="difference with 95% Wald CI"))
+    title = "difference (candidate - baseline) with 95% Wald CI"
+    plot = Markup(svg.forest(forest_rows, unit=unit, title=title, key=key))
     return "table", {
         "heading": f"Benchmark resolution: {len(r['models'])} models",
         "lead": "; ".join(benchmark_summary(r)) + ".",
         "plot": plot,
         "header": BENCHMARK_HEADER,
-        "rows": _benchmark_rows(r),
+        "rows": [
+            [name_cell(a), name_cell(b), *map(number_cell, rest)]
+            for a, b, *rest in _benchmark_rows(r)
+        ],
         "notes": list(r["notes"]),
     }
 

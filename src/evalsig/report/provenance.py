@@ -17,9 +17,16 @@ SHORT_HASH = 12
 Document = Mapping[str, Any]
 
 
+STDIN = "-"
+"""The path of a file record that holds standard input."""
+
+
 def _file(record: Document) -> str:
-    """``name@0123456789ab``: the file's name and the first digits of its hash."""
-    return f"{PurePath(str(record['path'])).name}@{str(record['sha256'])[:SHORT_HASH]}"
+    """``name@0123456789ab``: the file's name (``standard input`` for ``-``) and the first
+    digits of its hash."""
+    path = str(record["path"])
+    name = "standard input" if path == STDIN else PurePath(path).name
+    return f"{name}@{str(record['sha256'])[:SHORT_HASH]}"
 
 
 def _origin(label: str, origin: Document | None) -> str:
@@ -53,12 +60,15 @@ def title(r: Document, default: str) -> str:
 
 def compared(r: Document) -> str | None:
     """One line: each input's model, files with short hashes, task, metric, filter, other
-    files, the seed, the evalsig version and the time; None without provenance."""
+    files ("no input files" when there are none: values passed in Python, a simulation),
+    the seed, the evalsig version and the time; None without provenance."""
     doc = r.get("provenance")
     if not doc:
         return None
     parts = [_origin(label, origin) for label, origin in doc["inputs"].items()]
     parts += [f"{role} {_file(record)}" for role, record in doc["files"].items()]
+    if not parts:
+        parts.append("no input files")
     if doc["seed"] is not None:
         parts.append(f"seed {doc['seed']}")
     parts.append(f"evalsig {doc['evalsig_version']}, {doc['created']}")

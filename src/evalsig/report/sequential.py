@@ -14,6 +14,7 @@ from markupsafe import Markup
 from evalsig.report import svg
 from evalsig.report.comparison import md
 from evalsig.report.formatting import difference
+from evalsig.report.provenance import compared
 
 __all__ = [
     "as_markdown",
@@ -112,6 +113,7 @@ def as_text(r: Result) -> str:
     lines = [headline(r), ""]
     lines += [f"  {key.lower():<20} {value}" for key, value in _rows(r)[1:]]
     lines.append(f"  {GUARANTEE}.")
+    lines += [f"  {'compared':<20} {line}" for line in [compared(r)] if line]
     if r["notes"]:
         lines.append("  notes")
         lines.extend(f"   - {note}" for note in r["notes"])
@@ -124,6 +126,7 @@ def as_markdown(r: Result) -> str:
     lines += [f"| {md(key)} | {md(value)} |" for key, value in _rows(r)]
     lines += ["", f"- {md(GUARANTEE)}."]
     lines += [f"- note: {md(note)}" for note in r["notes"]]
+    lines += [f"- compared: {md(line)}" for line in [compared(r)] if line]
     return "\n".join(lines)
 
 

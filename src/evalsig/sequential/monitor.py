@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from evalsig.data.provenance import provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative, check_confidence_level
 from evalsig.progress import report
@@ -211,6 +212,7 @@ class SequentialMonitor:
             grid_size=self._engine.grid_size,
             notes=tuple(self._notes),
             path=path,
+            provenance=provenance(),
         )
 
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.data.provenance import Provenance
 from evalsig.inference._common import Alternative
 from evalsig.sequential._input import Method
 
@@ -88,6 +89,9 @@ class SequentialResult:
     notes: tuple[str, ...] = ()
     path: SequencePath | None = field(default=None, compare=False, repr=False)
     """Checkpoints up to ``n`` (None for the states :meth:`SequentialMonitor.update` returns)."""
+    provenance: Provenance | None = field(default=None, compare=False, repr=False)
+    """The version and the time; ``evalsig monitor`` adds the file it read (its size and
+    SHA-256 over the lines monitored) and the columns."""
 
     @property
     def resolved(self) -> bool:
@@ -115,6 +119,7 @@ class SequentialResult:
             "path": _path_dict(self.path, nulls),
             "notes": list(self.notes),
             "nulls": nulls,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
 
     def __str__(self) -> str:

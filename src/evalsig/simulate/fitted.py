@@ -30,10 +30,11 @@ import numpy as np
 from scipy import optimize, special
 
 from evalsig.data import ScoreTable, load
+from evalsig.data.provenance import Origin, shown
 from evalsig.errors import DataError
 from evalsig.simulate.design import check_promotable
 
-__all__ = ["FittedDesign", "fit_design"]
+__all__ = ["FittedDesign", "design_inputs", "fit_design"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -62,6 +63,8 @@ class FittedDesign:
     log_likelihood: float
     source: str
     notes: tuple[str, ...] = ()
+    origin: Origin | None = None
+    """Where the fitted runs came from (files and hashes, model, task, metric), when known."""
 
     def __post_init__(self) -> None:
         if self.n_items < 2:
@@ -249,9 +252,16 @@ def fit_design(
         item_a=a + k.astype(float),
         item_b=b + (r - k).astype(float),
         log_likelihood=loglik,
-        source=table.source,
+        source=shown(table.source),
         notes=tuple(notes),
+        origin=table.origin,
     )
+
+
+def design_inputs(design: object) -> dict[str, Origin | None]:
+    """The inputs a simulation's provenance names: the runs a fitted design was fitted to
+    (``'fitted to'``); none for a design given by its parameters."""
+    return {"fitted to": design.origin} if isinstance(design, FittedDesign) else {}
 
 
 def _log_betabinom(k: np.ndarray, r: np.ndarray, a: float, b: float) -> np.ndarray:

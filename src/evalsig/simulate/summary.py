@@ -17,9 +17,11 @@ import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.comparison import ComparisonResult, compare
+from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.power import design_effect, mcnemar_power, paired_t_power
 from evalsig.simulate.design import MixtureDesign
+from evalsig.simulate.fitted import design_inputs
 from evalsig.simulate.models import Design, SimulatedModels, simulate_models
 
 __all__ = [
@@ -162,6 +164,9 @@ class SimulationReport:
     """The article's printout, when the design and seed are the article's."""
     simulation: SimulatedModels | None = None
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
+    """The runs a fitted design was fitted to (files and hashes), the seed, the version and
+    the time."""
 
     def to_dict(self) -> dict[str, Any]:
         nulls: dict[str, str] = {}
@@ -219,6 +224,7 @@ class SimulationReport:
             },
             "notes": list(self.notes),
             "nulls": nulls,
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
 
     def __str__(self) -> str:
@@ -392,6 +398,7 @@ def simulation_report(
         published=ARTICLE_PRINTOUT if seed == ARTICLE_SEED and design == MixtureDesign() else None,
         simulation=sim,
         notes=tuple(notes),
+        provenance=provenance(design_inputs(design), seed=seed),
     )
 
 

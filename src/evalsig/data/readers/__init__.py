@@ -14,7 +14,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeGuard
 
+from evalsig import plugins
 from evalsig.data.provenance import prefetch_hashes
 from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
 from evalsig.data.readers.base import Reader, ReadOptions
@@ -45,6 +47,7 @@ __all__ = [
     "Reader",
     "TaskDescription",
     "describe",
+    "load_plugins",
     "read_table",
     "read_tables",
     "register",
@@ -78,6 +81,56 @@ for _reader in (
 ):  # fmt: skip
     register(_reader)
 
+BUILTIN = frozenset(READERS)
+"""The names of the built-in readers, which plugins cannot take."""
+
+TABLES = (CSV.name, JSONL.name, JSON.name, PARQUET.name)
+"""The generic table readers: plugin readers are tried before them."""
+
+
+def load_plugins() -> tuple[plugins.Plugin, ...]:
+    """Register the readers of installed plugins (entry-point group ``evalsig.readers``)
+    once, after the built-in harness readers and before the generic tables."""
+    return plugins.load_group(plugins.READERS, _install_plugin)
+
+
+def _install_plugin(entry: object, plugin: plugins.Plugin) -> str:
+    """A plugin's reader (or the reader its class or factory makes) into the registry."""
+    made = isinstance(entry, type) or (callable(entry) and not _is_reader(entry))
+    reader = entry() if made else entry  # type: ignore[operator]  # callable, checked
+    if not _is_reader(reader):
+        raise plugins.PluginError(
+            f"it names {type(reader).__name__} {reader!r:.60}, not a reader: a reader has a "
+            "`name` (text), `sniff(path, head)` and `read(path, options, out)`; or name a "
+            "class or function that makes one with no arguments."
+        )
+    if reader.name == "auto":
+        raise plugins.PluginError(
+            "its reader is named 'auto', which means format detection; rename the reader."
+        )
+    if reader.name in READERS:
+        owner = "a built-in format" if reader.name in BUILTIN else "another plugin's reader"
+        raise plugins.PluginError(
+            f"its reader is named {reader.name!r}, the name of {owner}, which is kept; "
+            "rename the plugin's reader."
+        )
+    entries = list(READERS.items())
+    at = next((i for i, (known, _) in enumerate(entries) if known in TABLES), len(entries))
+    entries.insert(at, (reader.name, reader))
+    READERS.clear()
+    READERS.update(entries)
+    return f"reader {reader.name!r}"
+
+
+def _is_reader(entry: object) -> TypeGuard[Reader]:
+    name = getattr(entry, "name", None)
+    return (
+        isinstance(name, str)
+        and bool(name.strip())
+        and callable(getattr(entry, "sniff", None))
+        and callable(getattr(entry, "read", None))
+    )
+
 
 def _head(path: Path) -> bytes:
     if path.is_dir():
@@ -92,6 +145,7 @@ def _head(path: Path) -> bytes:
 
 
 def _pick(path: Path, format: str) -> Reader:
+    load_plugins()
     if format != "auto":
         if format not in READERS:
             raise FormatError(

@@ -10,7 +10,7 @@ integers), numeric or true/false scores with no gap. Anything else (a missing ce
 float id, a bad value, an error of any kind) returns None, and the row reader reads the
 file again to give its exact answer or to name the line at fault.
 
-Needs pyarrow (``pip install 'evalsig[pandas]'``); without it every file takes the row path.
+Needs pyarrow (``pip install 'evalsig[columnar]'``); without it every file takes the row path.
 """
 
 from __future__ import annotations
@@ -104,13 +104,19 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
             out.notes.append(note)
         mapper = _mapper(header, options, source, out)
         used = _used(mapper)
+        coded = _label_columns(mapper)
+        text = pa.string()
         table = pacsv.read_csv(
             stream,
             read_options=pacsv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 24),
             parse_options=pacsv.ParseOptions(delimiter=separator),
             convert_options=pacsv.ConvertOptions(
                 include_columns=used,
-                column_types={c: pa.string() for c in used if c != mapper.score},
+                column_types={
+                    c: pa.dictionary(pa.int32(), text) if c in coded else text
+                    for c in used
+                    if c != mapper.score
+                },
                 strings_can_be_null=False,
             ),
         )
@@ -137,6 +143,7 @@ def _jsonl(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreT
 
 
 def _parquet(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTable]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     source = str(path)
@@ -148,6 +155,8 @@ def _parquet(path: Path, options: ReadOptions, out: Collector) -> dict[str, Scor
         if any(name not in top for name in used):
             raise _NotHere
         check_decoded_size(parquet.metadata, used, options.max_decompressed_bytes, source)
+        text = [c for c in _label_columns(mapper) if pa.types.is_string(schema.field(c).type)]
+    with pq.ParquetFile(path, read_dictionary=text) as parquet:  # labels stay coded
         table = parquet.read(columns=used)
     return _tables(table, mapper, source, out, text=False)
 
@@ -166,6 +175,14 @@ def _no_rows(record: Any, column: str) -> Any:
     raise _NotHere
 
 
+def _label_columns(mapper: RecordMapper) -> list[str]:
+    """Columns used only as item, run or cluster labels: read dictionary-encoded, so each
+    distinct label is one string and the rows are integer codes (none is filtered, hinted
+    or named as a model, which want plain text)."""
+    plain = {mapper.model, mapper.key, mapper.task, *mapper.hints, *(w for w, _ in mapper.where)}
+    return [c for c in (mapper.id, mapper.run, mapper.cluster) if c is not None and c not in plain]
+
+
 def _used(mapper: RecordMapper) -> list[str]:
     model = [mapper.model] if mapper.model is not None else []
     return list(dict.fromkeys([*mapper.fields(), *mapper.hints, *model]))
@@ -178,7 +195,6 @@ def _tables(
     table: Any, mapper: RecordMapper, source: str, out: Collector, *, text: bool
 ) -> dict[str, ScoreTable]:
     """The row reader's tables, from whole columns (see :meth:`Collector.tables`)."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     if table.num_rows == 0:
@@ -208,7 +224,7 @@ def _tables(
     for number, task in enumerate(tasks):
         if task not in chosen:
             continue
-        part = table if task_codes is None else table.filter(pa.array(task_codes == number))
+        part = table if task_codes is None else table.filter(arrow(task_codes == number))
         found[task] = _table(part, mapper, source, out, task, hinted, text=text)
     if not found:
         raise _NotHere
@@ -261,13 +277,21 @@ def _text(column: Any, text: bool, *, empty_ok: bool = False) -> Any:
     column = _decoded(column)
     kind = column.type
     if pa.types.is_string(kind):
-        empty = (text or not empty_ok) and pc.any(pc.equal(column, "")).as_py()
+        empty = (text or not empty_ok) and _has_empty(column)
         if column.null_count or empty:
             raise _NotHere  # an empty label is an error to the row reader (None in a CSV)
         return column
     if pa.types.is_integer(kind) and not column.null_count:
         return pc.cast(column, pa.string())  # str(int) and pyarrow print integers alike
     raise _NotHere
+
+
+def _has_empty(column: Any) -> bool:
+    """Whether a text column holds an empty string (by lengths: comparing with a Python
+    ``""`` would import pandas)."""
+    import pyarrow.compute as pc
+
+    return bool(pc.min(pc.binary_length(column)).as_py() == 0)
 
 
 def _decoded(column: Any) -> Any:
@@ -291,42 +315,68 @@ def _encode(
     import pyarrow.compute as pc
 
     if missing_ok:
+        column = _decoded(column)
         present = pc.is_valid(column)
         if text and pa.types.is_string(column.type):
-            present = pc.and_(present, pc.not_equal(column, ""))
-        mask = np.asarray(present.to_numpy(zero_copy_only=False), dtype=bool)
+            filled = pc.fill_null(pc.binary_length(column), 0)
+            present = pc.and_(present, pc.greater(filled, 0))
+        mask = _numpy(present).astype(bool)
         codes = np.full(len(column), -1, dtype=np.int64)
         codes[mask], uniques = _encode(column.filter(present), text, empty_ok=True)
         return codes, uniques
+    if _is_text_dictionary(column.type) and not column.null_count:
+        return _encode_dictionary(column, text, empty_ok)
     column = _decoded(column)
     kind = column.type
     if column.null_count or not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
         raise _NotHere
     labels = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if pa.types.is_integer(labels.type) and len(labels):
-        coded = _encode_small_integers(labels.to_numpy())
+        coded = _encode_small_integers(_numpy(labels))
         if coded is not None:
             return coded
     starts = _run_starts(labels)
     if len(starts) <= len(labels) // 2:  # repeated labels side by side: code each run once
-        encoded = labels.take(pa.array(starts)).dictionary_encode()
+        encoded = labels.take(arrow(starts)).dictionary_encode()
         lengths = np.diff(np.append(starts, len(labels)))
-        codes = np.repeat(encoded.indices.to_numpy(zero_copy_only=False), lengths)
+        codes = np.repeat(_numpy(encoded.indices), lengths)
     else:
         encoded = labels.dictionary_encode()
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
+        codes = _numpy(encoded.indices)
     uniques = _text(encoded.dictionary, text, empty_ok=empty_ok)  # distinct values only
-    return (
-        codes,  # int32 from pyarrow: tables take narrow codes, so no 8-byte copy is made
-        uniques.to_numpy(zero_copy_only=False).astype(object, copy=False),
-    )
+    return codes, _objects(uniques)  # int32 codes: tables take narrow codes without a copy
+
+
+def _encode_dictionary(column: Any, text: bool, empty_ok: bool) -> tuple[Any, Any]:
+    """:func:`_encode` for a dictionary-encoded text column (read so by the CSV and Parquet
+    readers, or a pandas categorical): the chunks' dictionaries unified, then the indices
+    renumbered in order of first appearance (a categorical's dictionary is sorted, and may
+    hold values no row uses)."""
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.unify_dictionaries()
+        dictionary = column.chunk(0).dictionary if column.num_chunks else None
+        indices = [_numpy(chunk.indices) for chunk in column.chunks]
+        values = np.concatenate(indices) if len(indices) != 1 else indices[0]
+    else:
+        dictionary, values = column.dictionary, _numpy(column.indices)
+    if dictionary is None or not len(values):
+        raise _NotHere
+    codes, order = first_appearance(values, len(dictionary))
+    uniques = _text(dictionary.take(arrow(order)), text, empty_ok=empty_ok)
+    return codes, _objects(uniques)
+
+
+def _is_text_dictionary(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type))
 
 
 def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_encode` for integers of a narrow range (run numbers, seeds), in O(n) steps.
-    When values first appear in ascending order (runs 0, 1, ... of each item; sorted ids)
-    the codes are the values' ranks (the offsets themselves with no gap); otherwise each
-    value's first position comes from a reversed scatter and the codes from its rank."""
+    """:func:`_encode` for integers of a narrow range (run numbers, seeds), in O(n) steps:
+    the values less their minimum are codes in ``[0, range)`` for :func:`first_appearance`."""
     low, high = int(values.min()), int(values.max())
     if high - low > 4 * len(values) + 1024:
         return None
@@ -334,33 +384,55 @@ def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
         offsets = (values - values.dtype.type(low)).astype(np.int64)
     else:
         offsets = values.astype(np.int64) - low
-    seen = np.bincount(offsets, minlength=high - low + 1) > 0
-    if _first_seen_ascending(offsets, int(np.count_nonzero(seen))):
-        present = np.flatnonzero(seen)  # first appearances in ascending order: rank = order
-        uniques = np.empty(len(present), dtype=object)
-        uniques[:] = [str(v + low) for v in present.tolist()]
-        if len(present) == len(seen):
-            return offsets, uniques  # no gaps: the offsets are the codes
-        return (np.cumsum(seen) - 1)[offsets], uniques
-    first = np.full(high - low + 1, len(values), dtype=np.int64)
-    first[offsets[::-1]] = np.arange(len(values) - 1, -1, -1)  # the earliest write lands last
-    present = np.flatnonzero(first < len(values))
-    present = present[np.argsort(first[present], kind="stable")]
-    rank = np.empty(high - low + 1, dtype=np.int64)
-    rank[present] = np.arange(len(present))
+    codes, present = first_appearance(offsets, high - low + 1)
     uniques = np.empty(len(present), dtype=object)
     uniques[:] = [str(v + low) for v in present.tolist()]
-    return rank[offsets], uniques
+    return codes, uniques
 
 
-def _first_seen_ascending(offsets: np.ndarray, n_distinct: int) -> bool:
-    """Whether values first appear in ascending order: sorted values, or every distinct
-    value met within a short prefix in ascending order (run numbers 0, 1, ... per item)."""
-    head = offsets[:4096]
-    values, first = np.unique(head, return_index=True)
-    if len(values) == n_distinct:
+def first_appearance(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Integers in ``[0, size)`` renumbered in order of first appearance: ``(codes, order)``
+    with ``order[codes] == values``. When values first appear in ascending order (runs 0,
+    1, ... of each item; sorted ids; a dictionary built while reading) the codes are the
+    values' ranks (the values themselves with no gap); otherwise each value's first
+    position comes from a reversed scatter and the codes from its rank."""
+    if _counts_up(values, size):
+        return values, np.arange(size)
+    seen = np.bincount(values, minlength=size) > 0
+    if _first_seen_ascending(values, int(np.count_nonzero(seen))):
+        present = np.flatnonzero(seen)  # first appearances in ascending order: rank = order
+        if len(present) == size:
+            return values, present  # no gaps: the values are the codes
+        return (np.cumsum(seen) - 1)[values], present
+    first = np.full(size, len(values), dtype=np.int64)
+    first[values[::-1]] = np.arange(len(values) - 1, -1, -1)  # the earliest write lands last
+    present = np.flatnonzero(first < len(values))
+    present = present[np.argsort(first[present], kind="stable")]
+    rank = np.empty(size, dtype=np.int64)
+    rank[present] = np.arange(len(present))
+    return rank[values], present
+
+
+def _counts_up(values: np.ndarray, size: int) -> bool:
+    """Whether values are 0, 1, ..., size - 1 in order, each repeated any number of times
+    (sorted ids; a dictionary built while reading them): steps of 0 or 1 from 0."""
+    if values[0] != 0 or values[-1] != size - 1:
+        return False
+    steps = np.diff(values)
+    return bool(np.all((steps == 0) | (steps == 1)))
+
+
+def _first_seen_ascending(values: np.ndarray, n_distinct: int) -> bool:
+    """Whether each value not seen before is larger than all before it. Quick when every
+    distinct value is met within a short prefix (run numbers 0, 1, ... per item); else the
+    running maximum must rise exactly ``n_distinct - 1`` times, since it rises only at a
+    new value (sorted ids; a dictionary's indices read in order: ``0 1 0 2 1 3``)."""
+    head = values[:4096]
+    distinct, first = np.unique(head, return_index=True)
+    if len(distinct) == n_distinct:
         return bool(np.all(np.diff(first) > 0))
-    return bool(np.all(offsets[1:] >= offsets[:-1]))
+    peak = np.maximum.accumulate(values)
+    return int(np.count_nonzero(peak[1:] > peak[:-1])) + 1 == n_distinct
 
 
 def _run_starts(labels: Any) -> np.ndarray:
@@ -370,8 +442,47 @@ def _run_starts(labels: Any) -> np.ndarray:
     if len(labels) < 2:
         return np.arange(len(labels))
     changed = pc.not_equal(labels.slice(1), labels.slice(0, len(labels) - 1))
-    flags = changed.to_numpy(zero_copy_only=False)
-    return np.concatenate(([0], np.flatnonzero(flags) + 1))
+    return np.concatenate(([0], np.flatnonzero(_numpy(changed)) + 1))
+
+
+def _numpy(array: Any) -> np.ndarray:
+    """A pyarrow numeric or true/false array with no null as numpy, read from its buffers
+    (``to_numpy`` would import pandas, half a second, for nothing)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+    if array.null_count:
+        raise _NotHere
+    if pa.types.is_boolean(array.type):
+        array = pc.cast(array, pa.uint8())
+    dtype = np.dtype(array.type.to_pandas_dtype())
+    data = array.buffers()[1]
+    if data is None:
+        return np.empty(0, dtype=dtype)
+    return np.frombuffer(data, dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+
+
+def arrow(values: np.ndarray) -> Any:
+    """A numpy integer or bool array as a pyarrow array, sharing its memory (``pa.array``
+    on numpy imports pandas)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        import pyarrow.compute as pc
+
+        return pc.cast(arrow(values.view(np.uint8)), pa.bool_())
+    kind = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
+def _objects(labels: Any) -> np.ndarray:
+    """Text labels as a numpy object array (through Python lists: no pandas import)."""
+    out = np.empty(len(labels), dtype=object)
+    out[:] = labels.to_pylist()
+    return out
 
 
 def _scores(column: Any) -> np.ndarray:
@@ -383,7 +494,7 @@ def _scores(column: Any) -> np.ndarray:
         pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
     ):
         raise _NotHere
-    scores: np.ndarray = column.to_numpy().astype(np.float64, copy=False)
+    scores: np.ndarray = _numpy(column).astype(np.float64, copy=False)
     return scores
 
 

@@ -32,7 +32,7 @@ import math
 import re
 import reprlib
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ from evalsig.data.readers.streams import raise_cap_hint
 from evalsig.data.readers.tabular import loads
 from evalsig.errors import DataError, FormatError
 
-__all__ = ["INSPECT", "score_value"]
+__all__ = ["INSPECT", "read_log_records", "score_value"]
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -315,16 +315,13 @@ def _read_eval(path: Path, options: ReadOptions, out: Collector) -> str:
                 "Inspect .eval log."
             )
         header = reader.json(members[header_name])
-        log = _Log.start(header, source, options, out, reduced="reductions.json" in members)
         names = sorted(
             (n for n in members if n.startswith("samples/") and n.endswith(".json")),
             key=_sample_order,
         )
-        if not names:
-            raise log.no_samples()
-        for name in names:
-            log.feed(reader.json(members[name]), name)
-    return log.model
+        samples = ((name, reader.json(members[name])) for name in names)
+        reduced = "reductions.json" in members
+        return read_log_records(header, samples, source, options, out, reduced=reduced)
 
 
 def _read_json(path: Path, options: ReadOptions, out: Collector) -> str:
@@ -335,12 +332,37 @@ def _read_json(path: Path, options: ReadOptions, out: Collector) -> str:
     except (ValueError, RecursionError) as exc:
         raise FormatError(f"{source}: not valid JSON ({exc}); is the log truncated?") from None
     reduced = isinstance(document, dict) and bool(document.get("reductions"))
-    log = _Log.start(document, source, options, out, reduced=reduced)
-    samples = document.get("samples")
-    if not isinstance(samples, list) or not samples:
+    samples = document.get("samples") if isinstance(document, dict) else None
+    listed = enumerate(samples if isinstance(samples, list) else [])
+    records = ((f"samples[{number}]", sample) for number, sample in listed)
+    return read_log_records(document, records, source, options, out, reduced=reduced)
+
+
+def read_log_records(
+    header: object,
+    samples: Iterable[tuple[str, object]],
+    source: str,
+    options: ReadOptions,
+    out: Collector,
+    *,
+    reduced: bool,
+) -> str:
+    """Read one log given as records: the header and the samples, parsed from JSON or built
+    from an ``EvalLog`` in memory (:mod:`evalsig.integrations.inspect_ai`).
+
+    ``header`` holds ``eval`` (``task``, ``model``), ``status``, ``version``, ``error`` and
+    ``results`` as a log file does; ``samples`` gives each sample record with the position
+    messages name it by (``'samples[3]'``); ``reduced`` says whether the log holds epoch
+    reductions (noted as ignored). Returns the model the log names ('' when none); a log
+    without samples is a :class:`~evalsig.errors.FormatError`.
+    """
+    log = _Log.start(header, source, options, out, reduced=reduced)
+    empty = True
+    for where, sample in samples:
+        log.feed(sample, where)
+        empty = False
+    if empty:
         raise log.no_samples()
-    for number, sample in enumerate(samples):
-        log.feed(sample, f"samples[{number}]")
     return log.model
 
 

@@ -20,9 +20,16 @@ so every item carries a content key, a hash of its query text (``doc.query``, or
 ``full_prompt`` / ``example`` in older files): two files whose position k holds different
 queries stop with a mismatch (see ``on_mismatch``) instead of being paired wrongly.
 
+Model: the details hold no model name, but lighteval files them under it: a details file at
+``details/<model>/<date>/`` belongs to the run whose ``results/<model>/results_<date>.json``
+names the model in ``config_general.model_name``; without that file (details copied alone),
+the ``<model>`` folders, which lighteval names after ``model_name`` (``org/name`` as two
+folders). A details file outside that layout names no model.
+
 Reference: huggingface/lighteval at v0.5.0, v0.8.0 and v0.13.0,
-``src/lighteval/logging/evaluation_tracker.py`` (``save_details``) and
-``src/lighteval/logging/info_loggers.py`` (``DetailsLogger.Detail``).
+``src/lighteval/logging/evaluation_tracker.py`` (``save``, ``save_results``,
+``_get_details_sub_folder``) and ``src/lighteval/logging/info_loggers.py``
+(``DetailsLogger.Detail``, ``GeneralConfigLogger.model_name``).
 """
 
 from __future__ import annotations
@@ -33,12 +40,13 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from evalsig.data.readers.base import ReadOptions
+from evalsig.data.readers.base import ReadOptions, read_bytes
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.streams import check_file
+from evalsig.data.readers.tabular import loads
 from evalsig.errors import DataError, FormatError
 
-__all__ = ["LIGHTEVAL", "LIGHTEVAL_RESULTS"]
+__all__ = ["LIGHTEVAL", "LIGHTEVAL_RESULTS", "model_of"]
 
 DETAILS = re.compile(r"^details_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-:]+)\.parquet$")
 _NUMBER = r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|inf)"
@@ -49,6 +57,36 @@ def task_of(path: Path) -> str | None:
     """The task in ``details_<task>_<date>.parquet``, else None."""
     match = DETAILS.match(path.name)
     return match.group("task") if match else None
+
+
+def model_of(path: Path, options: ReadOptions, out: Collector) -> str | None:
+    """The model of ``details/<model>/<date>/details_<task>_<date>.parquet``: the
+    ``config_general.model_name`` of ``results/<model>/results_<date>.json``, else the
+    ``<model>`` folders; None outside that layout."""
+    match = DETAILS.match(path.name)
+    parts = path.parts
+    if match is None or len(parts) < 4 or parts[-2] != match.group("date"):
+        return None
+    tops = [i for i, part in enumerate(parts[:-3]) if part == "details"]
+    if not tops:
+        return None
+    folders = parts[tops[-1] + 1 : -2]
+    results = Path(*parts[: tops[-1]], "results", *folders, f"results_{match.group('date')}.json")
+    if results.is_file():
+        try:
+            document = loads(
+                read_bytes(results, max_decompressed_bytes=options.max_decompressed_bytes)
+            )
+        except (OSError, ValueError, DataError) as exc:
+            out.notes.append(
+                f"{results}: not read for the model's name ({exc}); named by its folder instead."
+            )
+        else:
+            config = document.get("config_general") if isinstance(document, Mapping) else None
+            name = config.get("model_name") if isinstance(config, Mapping) else None
+            if isinstance(name, str) and name.strip():
+                return name.strip()
+    return "/".join(folders)
 
 
 def _metrics_from_text(text: str) -> dict[str, float] | None:
@@ -130,6 +168,7 @@ class _LightevalReader:
             raise FormatError(f"{path}: not a readable Parquet file ({exc}).") from None
         out.names.update({"id": "doc.id" if new else "row", "score": "metric"})
         out.offer(keys=["doc.query" if new else "full_prompt"])
+        out.model(model_of(path, options, out))
         textual = False
         for number, row in enumerate(table, start=1):
             position = f"row {number}"

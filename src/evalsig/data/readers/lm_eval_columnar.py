@@ -28,7 +28,7 @@ An uncompressed file is memory-mapped: pyarrow parses it (on its threads) while 
 checks its lines; a gzip file is decompressed in bounded steps, as the row reader does, and
 checked block by block as pyarrow reads it.
 
-Needs pyarrow (``pip install 'evalsig[pandas]'``); without it every file takes the rows.
+Needs pyarrow (``pip install 'evalsig[columnar]'``); without it every file takes the rows.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import numpy as np
 from evalsig.data.build import Factorized, table_from_long
 from evalsig.data.readers.base import ReadOptions, open_text
 from evalsig.data.readers.collect import Collector
-from evalsig.data.readers.columnar import _encode, _NotHere
+from evalsig.data.readers.columnar import _encode, _NotHere, arrow
 from evalsig.data.readers.lm_eval import (
     _check_against_results,
     _legacy_task,
@@ -272,7 +272,6 @@ def _tables(samples: list[_Samples], out: Collector) -> dict[str, ScoreTable]:
 
 
 def _table(samples: _Samples, out: Collector) -> ScoreTable:
-    import pyarrow as pa
 
     options = out.options
     metrics = samples.metrics
@@ -290,7 +289,7 @@ def _table(samples: _Samples, out: Collector) -> ScoreTable:
         if chosen not in filters:
             raise _NotHere
         if len(filters) > 1:
-            table = table.filter(pa.array(codes == list(filters).index(chosen)))
+            table = table.filter(arrow(codes == list(filters).index(chosen)))
         notes.append(f"{source}: metric {metric!r}, filter {chosen!r}.")
     elif len(metrics) > 1 or metric != "score":
         notes.append(f"{source}: metric {metric!r}.")

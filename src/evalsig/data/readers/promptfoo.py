@@ -32,6 +32,12 @@ the item being the first row's ``testIdx``; the content key is a hash of the tes
 A file of several providers or prompts is chosen from with ``where={'provider': ...}``
 (id or label) and ``where={'prompt': ...}`` (label, prompt id or ``promptIdx``).
 
+Model: the chosen column's provider as promptfoo shows it, its ``label`` when the config
+gives one (two configurations of one model are told apart by it), else its ``id``
+(``openai:gpt-4o-mini``); version 2 takes it from the table head (``head.prompts[c].provider``)
+or the results. A version 2 file of promptfoo before 0.31, whose columns name no provider,
+names no model.
+
 Reference: promptfoo/promptfoo, ``src/util/output.ts`` (``writeOutput``; earlier
 ``src/util/index.ts``, and ``src/util.ts`` before 0.80), ``src/models/eval.ts``
 (``toEvaluateSummary``), ``src/evaluator.ts`` (the ``repeatIndex`` loop); the npm releases
@@ -66,6 +72,8 @@ WRAPPER_START = re.compile(
     rb'\A\s*\{\s*(?:"evalId"\s*:\s*(?:"[^"]*"|null)\s*,\s*)?"results"\s*:\s*\{\s*"version"\s*:'
 )
 MISSING = object()
+UNKNOWN_PROVIDER = "unknown provider"
+"""A version 2 column whose provider the file does not record."""
 DISPLAY_PROVIDER = re.compile(r"\A\[([^\]]+)\] ")
 """promptfoo before 0.43 named a column '[provider id] prompt' when there were several."""
 
@@ -145,6 +153,8 @@ class _PromptfooReader:
         else:
             results = _document_results(path, options, out)
         chosen = _choose(results, dict(options.where), path)
+        if chosen and chosen[0].column.provider != UNKNOWN_PROVIDER:
+            out.model(chosen[0].column.provider)
         _Emitter(path, options, out).emit(chosen)
 
 
@@ -431,7 +441,7 @@ def _table_columns(
             or _cell_provider(body, col)
             or (next(iter(aliases)) if len(aliases) == 1 else None)
             or _display_provider(label)
-            or "unknown provider"
+            or UNKNOWN_PROVIDER
         )
         columns.append(
             _Column(

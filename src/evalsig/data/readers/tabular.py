@@ -637,7 +637,7 @@ class _ParquetReader:
         except ImportError:
             raise DataError(
                 f"{source}: reading Parquet needs pyarrow; install it with "
-                "pip install 'evalsig[pandas]'."
+                "pip install 'evalsig[columnar]'."
             ) from None
         check_file(path)
         try:

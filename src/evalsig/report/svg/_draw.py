@@ -1,16 +1,22 @@
-"""Shared pieces of the SVG plots: escaping, element builders, scales, axes, legends."""
+"""Shared pieces of the SVG plots: escaping, element builders, text widths and wrapping,
+scales, axes, legends and keys."""
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
 _FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 _MUTED = "#6e7781"
-_CHAR = 0.6  # average glyph width as a fraction of the font size (a generous estimate)
+_THIN = frozenset(" ',.:;|ijlI/\\")  # at most 0.345 em
+_NARROW = frozenset("!()[]frt-")  # at most 0.43 em
+_MIDDLE = frozenset('"*?_`csz')  # at most 0.56 em
+_WIDE = frozenset("#%&+<=>@DGHMOQW^mw~")  # up to 1.02 em
+_BOLD = 1.17  # bold glyphs are up to 17% wider
 _LIMIT = 1e300  # finite values beyond this are drawn at the plot edge
 _EMPHASIS: dict[str | None, tuple[str, str, str]] = {  # colour, label symbol, marker shape
     None: ("currentColor", "", "square"),
@@ -101,8 +107,80 @@ def _fit(text: str, chars: int) -> str:
     return text if len(text) <= chars else text[: max(chars - 1, 0)] + "\u2026"
 
 
-def _px(text: str, size: float = 12.0) -> float:
-    return len(text) * size * _CHAR
+def _em(char: str) -> float:
+    """The advance of one character in em, a generous estimate: at least the width of the
+    glyph in DejaVu Sans and Liberation Sans (the widest common sans-serif fonts)."""
+    if char in _THIN:
+        return 0.345
+    if char in _NARROW:
+        return 0.43
+    if char in _MIDDLE:
+        return 0.56
+    if char in _WIDE:
+        return 1.02
+    if char.isascii():
+        return 0.78 if char.isupper() else 0.64
+    if unicodedata.combining(char):
+        return 0.0
+    return 1.2 if unicodedata.east_asian_width(char) in ("W", "F") else 1.0
+
+
+def _px(text: str, size: float = 12.0, *, bold: bool = False) -> float:
+    """The estimated width in pixels of ``text`` at font ``size``: the sum of
+    :func:`_em` over its characters times the size (times 1.17 in bold)."""
+    return sum(map(_em, text)) * size * (_BOLD if bold else 1.0)
+
+
+_PIECES = re.compile(r"\s+|[^\s/_.\-]*[/_.\-]+|[^\s/_.\-]+")
+"""A space, or a run of characters up to and including '/', '_', '.' or '-' (where a
+long name may break), or a run without them."""
+
+
+def _wrap(text: str, width: float, size: float = 12.0, *, bold: bool = False) -> list[str]:
+    """``text`` as lines no wider than ``width`` pixels (by :func:`_px`), breaking at spaces,
+    else after '/', '_', '.' or '-', else between any two characters; a newline always
+    breaks. Nothing is cut: only the spaces where a line breaks are left out."""
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for piece in _PIECES.findall(paragraph):
+            if piece.isspace():
+                line += " " if line else ""
+                continue
+            if _px(line + piece, size, bold=bold) <= width:
+                line += piece
+                continue
+            if line.strip():
+                lines.append(line.rstrip())
+            while _px(piece, size, bold=bold) > width and len(piece) > 1:
+                cut = _fitting(piece, width, size, bold)
+                lines.append(piece[:cut])
+                piece = piece[cut:]
+            line = piece
+        lines.append(line.rstrip())
+    return lines
+
+
+def _fitting(text: str, width: float, size: float, bold: bool) -> int:
+    """How many leading characters of ``text`` fit in ``width`` pixels (at least one)."""
+    used = 0.0
+    for count, char in enumerate(text):
+        used += _px(char, size, bold=bold)
+        if used > width:
+            return max(count, 1)
+    return len(text)
+
+
+def _block(
+    x: float, y: float, lines: Sequence[str], cls: str, style: _Style = _PLAIN, step: float = 0
+) -> str:
+    """One ``<text>`` of several lines (a ``<tspan>`` each), the first baseline at ``y`` and
+    the next ones ``step`` pixels apart (1.25 times the font size by default)."""
+    if len(lines) == 1:
+        return _el("text", {"class": cls, "x": x, "y": y, **style}, lines[0])
+    step = step or 1.25 * float(str(style.get("font-size", 12)))
+    spans = "".join(_el("tspan", {"x": x, "y": y + i * step}, line) for i, line in enumerate(lines))
+    return _el("text", {"class": cls, **style}, raw=spans)
 
 
 def _off(v: float) -> bool:
@@ -180,17 +258,21 @@ def _frame(width: float, height: float, label: str, body: Sequence[str]) -> str:
     return _el("svg", attrs, tip=label, raw="".join(body))
 
 
-def _heading(title: str | None, width: float) -> list[str]:
+def _heading(title: str | None, width: float, bare: float = 10.0) -> tuple[list[str], float]:
+    """The title wrapped to ``width`` (14 px bold, 18 px a line), and the y below it where
+    the plot starts: 34 for one line, 18 more for each further line; ``bare`` without one."""
     if not title:
-        return []
-    chars = max(int((width - 16) / (14 * _CHAR)), 8)
-    return [_text(8, 20, title, "title", {"font-size": 14, "font-weight": 600}, chars=chars)]
+        return [], bare
+    lines = _wrap(title, width - 16, 14, bold=True)
+    style = {"font-size": 14, "font-weight": 600}
+    return [_block(8, 20, lines, "title", style, step=18)], 34.0 + 18 * (len(lines) - 1)
 
 
 def _empty(width: float, kind: str, title: str | None) -> str:
-    height = 120 if title else 90
+    heading, top = _heading(title, width, bare=0.0)
+    height = top + 90
     style = {"text-anchor": "middle", "fill": _MUTED, "font-size": 14}
-    body = [*_heading(title, width), _text(width / 2, height / 2 + 8, "no data", "empty", style)]
+    body = [*heading, _text(width / 2, top + 53, "no data", "empty", style)]
     return _frame(width, height, f"{kind}{': ' + title if title else ''} (no data)", body)
 
 
@@ -241,7 +323,9 @@ def _x_scale(values: Sequence[float], start: float, end: float) -> _Axis:
         count -= 1
 
 
-def _x_axis(ax: _Axis, y: float, top: float, caption: str) -> list[str]:
+def _x_axis(ax: _Axis, y: float, top: float, caption: str, width: float) -> list[str]:
+    """The axis line, gridlines, ticks and their labels, and the caption; a label centred
+    on a tick near an edge is moved in to stay inside the plot's ``width``."""
     out = [_line(min(ax.start, ax.end), y, max(ax.start, ax.end), y, "axis")]
     room = abs(ax.end - ax.start) / max(len(ax.ticks) - 1, 1)
     every = math.ceil((max(_px(s, 11) for s in ax.labels) + 8) / room)  # label every n-th tick
@@ -249,7 +333,9 @@ def _x_axis(ax: _Axis, y: float, top: float, caption: str) -> list[str]:
         x = ax(tick)
         out += [_line(x, top, x, y, "grid", _GRID), _line(x, y, x, y + 4, "tick-mark")]
         if i % every == 0:
-            out.append(_text(x, y + 16, text, "tick", {"text-anchor": "middle", "font-size": 11}))
+            half = _px(text, 11) / 2 + 2
+            at = min(max(x, half), width - half)
+            out.append(_text(at, y + 16, text, "tick", {"text-anchor": "middle", "font-size": 11}))
     if caption:
         mid = (ax.start + ax.end) / 2
         out.append(_text(mid, y + 34, caption, "axis-label", {"text-anchor": "middle"}))
@@ -270,14 +356,39 @@ def _y_axis(ax: _Axis, x: float, right: float, caption: str) -> list[str]:
 def _legend(
     entries: Sequence[tuple[str, str]], x0: float, y0: float, width: float
 ) -> tuple[list[str], float]:
-    """Legend items (swatch markup drawn around 0,0; label) flowed into rows, and their height."""
-    out, x, y = [], x0, y0
+    """Legend items (swatch markup drawn around 0,0; label) flowed into rows, and their height.
+
+    A label too long for one row is wrapped onto more lines (14 px apart), never cut.
+    """
+    out, x, y, row_h = [], x0, y0, 18.0
+    room = max(width - x0 - 8 - 26, 60)
     for swatch, label in entries:
-        w = 44 + _px(_fit(label, 40), 11)
+        lines = _wrap(label, room, 11)
+        w = 44 + max(_px(line, 11) for line in lines)
         if x > x0 and x + w > width:
-            x, y = x0, y + 18
-        text = _text(26, 4, label, "legend-label", {"font-size": 11}, chars=40)
+            x, y, row_h = x0, y + row_h, 18.0
+        text = _block(26, 4, lines, "legend-label", {"font-size": 11}, step=14)
         move = {"class": "legend", "transform": f"translate({_c(x)} {_c(y)})"}
         out.append(_el("g", move, raw=swatch + text))
-        x += w
-    return out, (y - y0 + 18 if entries else 0)
+        x, row_h = x + w, max(row_h, 4 + 14 * len(lines))
+    return out, (y - y0 + row_h if entries else 0)
+
+
+def _key(
+    entries: Sequence[tuple[str, str]], x0: float, y0: float, width: float
+) -> tuple[list[str], float]:
+    """A key of short marks: each mark in bold, then the full text it stands for, wrapped to
+    ``width``; one entry a line (or more). Returns the markup and its height."""
+    if not entries:
+        return [], 0.0
+    mark_w = max(_px(mark, 11, bold=True) for mark, _ in entries) + 8
+    room = max(width - x0 - mark_w - 8, 60)
+    out, y = [], y0 + 11
+    for mark, text in entries:
+        lines = _wrap(text, room, 11)
+        bold = {"font-size": 11, "font-weight": 700}
+        parts = _el("text", {"class": "key-mark", "x": x0, "y": y, **bold}, mark)
+        parts += _block(x0 + mark_w, y, lines, "key-text", {"font-size": 11}, step=14)
+        out.append(_el("g", {"class": "key-entry"}, raw=parts))
+        y += 14 * len(lines) + 3
+    return out, y - y0 - 8

@@ -18,6 +18,7 @@ from evalsig.report.svg._draw import (
     _empty,
     _frame,
     _heading,
+    _key,
     _legend,
     _line,
     _marker,
@@ -57,15 +58,19 @@ def _plot(
     labels: tuple[str, str],
     title: str | None,
     invert_x: bool = False,
-) -> tuple[_Axis, _Axis, list[str]]:
-    """The axes over the plot rectangle, and the heading, gridlines, ticks and captions."""
-    (xvals, yvals), (width, height), top = values, size, 34.0 if title else 12.0
-    ys = _axis(yvals, height - 46, top, count=max(2, min(8, int((height - 46 - top) // 45))))
+) -> tuple[_Axis, _Axis, list[str], float]:
+    """The axes over the plot rectangle, the heading, gridlines, ticks and captions, and how
+    many pixels a heading of several lines pushes the plot (and what is below it) down."""
+    (xvals, yvals), (width, height) = values, size
+    heading, top = _heading(title, width, bare=12.0)
+    grow = top - 34.0 if title else 0.0
+    bottom = height + grow - 46
+    ys = _axis(yvals, bottom, top, count=max(2, min(8, int((bottom - top) // 45))))
     left = max(_px(s, 11) for s in ys.labels) + 34
     span = (width - 16, left) if invert_x else (left, width - 16)
     xs = _x_scale(xvals, *span)
-    body = _heading(title, width) + _x_axis(xs, ys.start, top, labels[0])
-    return xs, ys, body + _y_axis(ys, left, width - 16, labels[1])
+    body = heading + _x_axis(xs, ys.start, top, labels[0], width)
+    return xs, ys, body + _y_axis(ys, left, width - 16, labels[1]), grow
 
 
 def _refs(refs: Sequence[_Ref]) -> list[tuple[float, str]]:
@@ -81,7 +86,7 @@ def _guides(refs: Sequence[_Ref], xs: _Axis, ys: _Axis, vertical: bool) -> list[
         if _bad(value):
             continue
         tip = f"{'x' if vertical else 'y'} = {_num(value)}{': ' + name if name else ''}"
-        style = {"font-size": 10, "fill": _MUTED}
+        style = {"font-size": 11, "fill": _MUTED}
         if vertical:
             x = xs(value)
             out.append(_line(x, ys.end, x, ys.start, "vline", _GUIDE, tip))
@@ -110,6 +115,7 @@ def lines(
     title: str | None = None,
     hlines: Sequence[float | tuple[float, str]] = (),
     vlines: Sequence[float | tuple[float, str]] = (),
+    y_include: Sequence[float] = (),
     width: float = 640,
     height: float = 360,
 ) -> str:
@@ -128,8 +134,11 @@ def lines(
     hlines, vlines : sequence of float or (float, str)
         Dashed reference lines at these y (x) values, each with an optional label (the
         target power 0.8, the current sample size).
+    y_include : sequence of float, optional
+        Values the y scale reaches whatever the data (0 and 1 for a probability).
     width, height : float, default 640, 360
-        Size in pixels of the chart; the legend below adds rows as needed.
+        Size in pixels of the chart; a title of several lines and the legend below (series
+        names wrapped, never cut) add height as needed.
 
     Returns
     -------
@@ -147,8 +156,8 @@ def lines(
     if not good:
         return _empty(width, "Line chart", title)
     xvals = [x for x, _ in good] + [v for v, _ in _refs(vlines)]
-    yvals = [y for _, y in good] + [v for v, _ in _refs(hlines)]
-    xs, ys, body = _plot((xvals, yvals), (width, height), (x_label, y_label), title)
+    yvals = [y for _, y in good] + [v for v, _ in _refs(hlines)] + [float(v) for v in y_include]
+    xs, ys, body, grow = _plot((xvals, yvals), (width, height), (x_label, y_label), title)
     body += _guides(hlines, xs, ys, vertical=False) + _guides(vlines, xs, ys, vertical=True)
     entries, hidden = [], 0
     for k, (name, pts) in enumerate(points.items()):
@@ -170,11 +179,11 @@ def lines(
         body.append(_el("g", {"class": "series"}, tip=tip, raw="".join(polys + dots)))
         swatch = _line(0, 0, 22, 0, "key", (ink, 2, dash))
         entries.append((swatch + _marker(shape, 11, 0, 3, ink, name, "key"), name))
-    legend, legend_h = _legend(entries, 60, height + 6, width)
+    legend, legend_h = _legend(entries, 60, height + grow + 6, width)
     notes = [f"{hidden} points with NaN or infinite values not drawn"] if hidden else []
-    body += legend + _caption(notes, 60, height + legend_h + 12)
+    body += legend + _caption(notes, 60, height + grow + legend_h + 12)
     label = f"Line chart{': ' + title if title else ''} ({len(points)} series)"
-    return _frame(width, height + legend_h + 8 + 16 * len(notes), label, body)
+    return _frame(width, height + grow + legend_h + 8 + 16 * len(notes), label, body)
 
 
 def scatter(
@@ -196,7 +205,10 @@ def scatter(
     ----------
     points : sequence of (x, y) or (x, y, label)
         The points; labels are written beside them (up to 25 points) and always in the
-        tooltip. Points with a NaN or infinite coordinate are counted under the plot.
+        tooltip. When a label is too long to sit beside its point, the points are numbered
+        instead and a key under the plot gives each number's label in full. A label that
+        would cover another one is left out (it stays in the tooltip and the key; a note
+        says how many). Points with a NaN or infinite coordinate are counted under the plot.
     x_label, y_label : str
         Axis captions.
     title : str, optional
@@ -232,7 +244,7 @@ def scatter(
         far, (c, m) = max(abs(x) for x in xvals), funnel
         xvals, yvals = [*xvals, 0.0], [*yvals, c - abs(m) * far, c + abs(m) * far]
     axes = (x_label, y_label)
-    xs, ys, body = _plot((xvals, yvals), (width, height), axes, title, invert_x)
+    xs, ys, body, grow = _plot((xvals, yvals), (width, height), axes, title, invert_x)
     segments: list[tuple[str, float, float, float, _Pen, str]] = []  # from x, intercept, slope
     if line is not None:
         a, b = line
@@ -255,13 +267,52 @@ def scatter(
     for x, y, name in good:
         tip = f"{name + ': ' if name else ''}x = {_num(x)}, y = {_num(y)}"
         body.append(_marker("circle", xs(x), ys(y), 4, "#0072b2", tip, "point"))
-        if name and len(good) <= 25:
-            style = {"font-size": 10}
-            body.append(_text(xs(x) + 6, ys(y) - 5, name, "point-label", style, chars=20))
+    named = [(xs(x), ys(y), name) for x, y, name in good if name] if len(good) <= 25 else []
+    keyed = any(_px(name, 11) > _LABEL_PX for _, _, name in named)
+    marks = [str(i + 1) if keyed else name for i, (_, _, name) in enumerate(named)]
+    labels, crowded = _point_labels(named, marks, (min(xs.start, xs.end), width))
+    body += labels
     hidden = len(rows) - len(good)
     notes = [f"{hidden} points with NaN or infinite values not drawn"] if hidden else []
     notes += [f"{k} is outside the plotted range or not finite; not drawn" for k in sorted(skipped)]
+    if crowded:
+        notes.append(f"{crowded} labels of crowded points left out (in their tooltips)")
+    bottom = height + grow + 16 * len(notes) + 6
+    entries = [(mark, name) for mark, (_, _, name) in zip(marks, named, strict=True)]
+    listing, key_h = _key(entries if keyed else [], 8, bottom, width)
     label = f"Scatter plot{': ' + title if title else ''} ({len(rows)} points)"
-    return _frame(
-        width, height + 16 * len(notes) + 6, label, body + _caption(notes, 60, height + 4)
-    )
+    body += _caption(notes, 60, height + grow + 4) + listing
+    return _frame(width, bottom + (key_h + 8 if key_h else 0), label, body)
+
+
+_LABEL_PX = 140.0
+"""The widest label written beside a scatter point; longer ones are numbered and keyed."""
+
+
+def _point_labels(
+    named: Sequence[tuple[float, float, str]], marks: Sequence[str], room: tuple[float, float]
+) -> tuple[list[str], int]:
+    """Each point's mark, right of the point or left of it where it would leave ``room``
+    (from the y axis to the right edge) or cover a mark already placed; marks that fit on
+    neither side are left out (counted)."""
+    placed: list[tuple[float, float, float, float]] = []
+    out, crowded = [], 0
+    for (x, y, _), mark in zip(named, marks, strict=True):
+        w = _px(mark, 11)
+        for left, anchor in ((x + 6, "start"), (x - 6 - w, "end")):
+            box = (left, y - 13.5, left + w, y - 2.5)  # the glyphs of 11 px text
+            inside = box[0] >= room[0] + 2 and box[2] <= room[1]  # widths are generous
+            if inside and not any(_overlap(box, other) for other in placed):
+                placed.append(box)
+                style = {"font-size": 11, "text-anchor": anchor}
+                at = x + 6 if anchor == "start" else x - 6
+                out.append(_text(at, y - 5, mark, "point-label", style, chars=len(mark)))
+                break
+        else:
+            crowded += 1
+    return out, crowded
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two boxes (left, top, right, bottom) share any area."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]

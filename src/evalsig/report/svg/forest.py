@@ -8,17 +8,17 @@ from dataclasses import dataclass
 
 from evalsig.errors import DataError
 from evalsig.report.svg._draw import (
-    _CHAR,
     _EMPHASIS,
     _MUTED,
     _arrow,
     _Axis,
     _bad,
+    _block,
     _el,
     _empty,
-    _fit,
     _frame,
     _heading,
+    _key,
     _legend,
     _line,
     _marker,
@@ -28,6 +28,7 @@ from evalsig.report.svg._draw import (
     _short,
     _t,
     _text,
+    _wrap,
     _x_axis,
     _x_scale,
 )
@@ -39,6 +40,9 @@ __all__ = ["ForestRow", "forest"]
 class ForestRow:
     """One row of a forest plot: a labelled estimate with its interval.
 
+    A label or note too long for the label column is wrapped onto more lines (the row grows),
+    never cut: a name must identify its row. A newline in a label always breaks it.
+
     Parameters
     ----------
     label : str
@@ -48,7 +52,7 @@ class ForestRow:
     low, high : float
         The interval; ``-inf``/``inf`` mean unbounded (a one-sided bound) and draw an arrow.
     note : str, optional
-        A short second line under the label (kept whole in the tooltip).
+        A short line under the label (also in the tooltip).
     emphasis : {"pass", "fail", "unresolved", None}, optional
         Colours the row green, red or amber and adds a symbol (check mark, cross, question
         mark) and a marker shape, so the verdict reads without colour too.
@@ -87,6 +91,7 @@ def forest(
     title: str | None = None,
     width: float = 640,
     signed: bool = True,
+    key: Sequence[tuple[str, str]] = (),
 ) -> str:
     """A forest plot: one row per label with its estimate and interval on a shared scale.
 
@@ -103,11 +108,15 @@ def forest(
         ``"pp"`` means values are on the 0-1 scale and shown as percentage points (times
         100); any other text is shown as is under the axis.
     title : str, optional
-        A heading above the plot.
+        A heading above the plot (wrapped, never cut).
     width : float, default 640
-        Width in pixels (at least about 340 are used); the height grows with the rows.
+        Width in pixels (at least about 340 are used, more if the values need it); the
+        height grows with the rows and with labels wrapped onto several lines.
     signed : bool, default True
         Print the values with a sign (differences); False for levels such as ranks.
+    key : sequence of (str, str), optional
+        For rows labelled by short marks: each mark and the full text it stands for,
+        listed under the plot (``[("#1", "a long model name"), ...]``).
 
     Returns
     -------
@@ -118,6 +127,11 @@ def forest(
     ------
     DataError
         If ``thresholds`` does not have one entry per row.
+
+    Notes
+    -----
+    The label column is as wide as the longest label (estimated by
+    :func:`evalsig.report.svg._draw._px`), at most 3/8 of ``width``; longer labels wrap.
 
     Examples
     --------
@@ -135,25 +149,32 @@ def forest(
     if not rows:
         return _empty(width, "Forest plot", title)
     scale, suffix = (100.0, "pp") if unit == "pp" else (1.0, unit)
-    row_h = 40.0 if any(r.note for r in rows) else 28.0
-    longest = max(len(r.label) + (2 if r.emphasis else 0) for r in rows)
-    label_w = min(max(_px("x" * min(longest, 32)) + 8, 60), 240)
-    plot_x, plot_w = label_w + 16, max(width - label_w - 174, 120)
-    total_w = plot_x + plot_w + 158  # 150 px for the values column
-    top = 34.0 if title else 10.0
-    axis_y = top + row_h * len(rows) + 6
+    widest = max(max(_px(r.label) + _symbol_px(r), _px(r.note, 11)) for r in rows)
+    label_w = min(max(widest + 8, 60), 0.375 * width)
+    texts = [_row_text(r, label_w - 8) for r in rows]
+    base = 40.0 if any(r.note for r in rows) else 28.0
+    heights = [max(base, 14 * len(a) + 13 * len(b) + 12) for a, b in texts]
+    value_w = 158.0  # the values column, widened below if its text needs more
+    plot_x, plot_w = label_w + 16, max(width - label_w - 16 - value_w, 120)
     values = [reference] + [v * scale for r in rows for v in (r.estimate, r.low, r.high)]
     values += [t * scale for t in marks if t is not None]
     ax = _x_scale(values, plot_x, plot_x + plot_w)
+    shown = [_values(r, ax, scale, signed) for r in rows]
+    value_w = max(value_w, max(_px(v, 11) for v in shown) + 18)
+    total_w = plot_x + plot_w + value_w
+    heading, top = _heading(title, total_w)
+    axis_y = top + sum(heights) + 6
     caption = "percentage points" if unit == "pp" else unit
-    body = _heading(title, total_w) + _x_axis(ax, axis_y, top, caption)
+    body = heading + _x_axis(ax, axis_y, top, caption, total_w)
     if not _bad(reference * scale):
         x, tip = ax(reference * scale), f"reference: {_num(reference * scale, suffix)}"
         body.append(_line(x, top, x, axis_y, "reference", ("currentColor", 1.2, ""), tip))
-    for i, (row, mark) in enumerate(zip(rows, marks, strict=True)):
-        y = top + row_h * (i + 0.5)
+    y_top = top
+    for row, mark, text, row_h, value in zip(rows, marks, texts, heights, shown, strict=True):
+        y = y_top + row_h / 2
         columns = (label_w, plot_x + plot_w + 10)
-        body.append(_forest_row(row, mark, ax, (y, row_h, scale), suffix, columns, signed))
+        body.append(_forest_row(row, mark, ax, (y, row_h, scale), suffix, columns, text, value))
+        y_top += row_h
     entries = []
     for e in ("pass", "fail", "unresolved"):
         if any(r.emphasis == e for r in rows):
@@ -163,8 +184,32 @@ def forest(
         entries.append((_line(10, -7, 10, 7, "key", (_MUTED, 2, "3 2")), "threshold"))
     legend, legend_h = _legend(entries, 8, axis_y + 56, total_w)
     height = axis_y + 44 + (legend_h + 6 if legend_h else 0)
+    listing, key_h = _key(key, 8, height + 4, total_w)
+    height += key_h + 8 if key_h else 0
     label = f"Forest plot{': ' + title if title else ''} ({len(rows)} rows)"
-    return _frame(total_w, height, label, body + legend)
+    return _frame(total_w, height, label, body + legend + listing)
+
+
+def _symbol_px(row: ForestRow) -> float:
+    """Room for the verdict symbol and its space before a label."""
+    symbol = _EMPHASIS[row.emphasis][1]
+    return _px(symbol + " ", bold=True) if symbol else 0.0
+
+
+def _row_text(row: ForestRow, room: float) -> tuple[list[str], list[str]]:
+    """The label's lines (the first leaves room for the verdict symbol) and the note's."""
+    lines = _wrap(row.label, room - _symbol_px(row))
+    return lines, (_wrap(row.note, room, 11) if row.note else [])
+
+
+def _values(row: ForestRow, ax: _Axis, scale: float, signed: bool) -> str:
+    """'+1.2 [+0.4, +2.0]': the estimate and interval with one decimal more than the axis."""
+    est, low, high = row.estimate * scale, row.low * scale, row.high * scale
+    d = None if ax.decimals is None else ax.decimals + 1
+    if not signed and all(float(v).is_integer() for v in (est, low, high)):
+        d = 0  # whole numbers, such as ranks
+    value = ", ".join(_short(v, d, signed=signed) for v in (low, high))
+    return f"{_short(est, d, signed=signed)} [{value}]"
 
 
 def _forest_row(
@@ -174,9 +219,10 @@ def _forest_row(
     place: tuple[float, float, float],  # centre y, row height, value scale
     unit: str,
     columns: tuple[float, float],  # right edge of the labels, left edge of the values
-    signed: bool = True,
+    text: tuple[list[str], list[str]],  # the label's and the note's lines
+    value: str,
 ) -> str:
-    (y, row_h, scale), (label_x, value_x) = place, columns
+    (y, row_h, scale), (label_x, value_x), (lines, notes) = place, columns, text
     ink, symbol, shape = _EMPHASIS[row.emphasis]
     est, low, high = row.estimate * scale, row.low * scale, row.high * scale
     facts = [f"estimate {_num(est, unit)}", f"interval {_num(low)} to {_num(high)} {unit}".rstrip()]
@@ -185,15 +231,20 @@ def _forest_row(
         facts.append(f"unbounded {' and '.join(sides)}")
     facts += ["low > high"] * (low > high) + [row.emphasis or "", row.note]
     tip = f"{row.label}: {'; '.join(f for f in facts if f)}"
-    chars = max(int((label_x - 8) / (12 * _CHAR)) - (2 if symbol else 0), 4)
+    first = y - (14 * len(lines) + 13 * len(notes)) / 2 + 10  # the block centred on the row
     sym = _el("tspan", {"fill": ink, "font-weight": 700}, symbol) + " " if symbol else ""
-    at = {"class": "label", "x": label_x, "y": y - 4 if row.note else y + 4, "text-anchor": "end"}
-    out = [_el("text", at, raw=sym + _t(_fit(row.label, chars)))]
-    if row.note:
+    more = [
+        _el("tspan", {"x": label_x, "y": first + 14 * i}, lines[i]) for i in range(1, len(lines))
+    ]
+    spans = [sym + _t(lines[0]), *more]
+    at = {"class": "label", "x": label_x, "y": first, "text-anchor": "end"}
+    out = [_el("text", at, raw="".join(spans))]
+    if notes:
         style = {"text-anchor": "end", "font-size": 11, "fill": _MUTED}
-        out.append(_text(label_x, y + 11, row.note, "note", style, chars=chars + 2))
+        out.append(_block(label_x, first + 14 * len(lines) - 1, notes, "note", style, step=13))
     if mark is not None and not _bad(mark * scale):
-        x, half, mtip = ax(mark * scale), row_h / 2 - 3, f"threshold: {_num(mark * scale, unit)}"
+        x, half = ax(mark * scale), min(row_h / 2 - 3, 17)
+        mtip = f"threshold: {_num(mark * scale, unit)}"
         out.append(_line(x, y - half, x, y + half, "threshold", (_MUTED, 2, "3 2"), mtip))
     if not (math.isnan(low) or math.isnan(high)):
         x1, x2 = ax(low), ax(high)
@@ -205,16 +256,11 @@ def _forest_row(
             else:
                 out.append(_line(x, y - 4, x, y + 4, "cap", (ink, 1.5, "")))
     if math.isnan(est):
-        style = {"text-anchor": "middle", "font-size": 10, "fill": _MUTED}
+        style = {"text-anchor": "middle", "font-size": 11, "fill": _MUTED}
         out.append(_text((ax.start + ax.end) / 2, y - 6, "n/a", "na", style))
     elif _off(est):
         out.append(_arrow(ax(est), y, 1 if est > 0 else -1, ink, f"{tip} (off the scale)"))
     else:
         out.append(_marker(shape, ax(est), y, 5, ink, tip, "estimate"))
-    d = None if ax.decimals is None else ax.decimals + 1
-    if not signed and all(float(v).is_integer() for v in (est, low, high)):
-        d = 0  # whole numbers, such as ranks
-    value = ", ".join(_short(v, d, signed=signed) for v in (low, high))
-    value = f"{_short(est, d, signed=signed)} [{value}]"
-    out.append(_text(value_x, y + 4, value, "value", {"font-size": 11}, chars=24))
+    out.append(_text(value_x, y + 4, value, "value", {"font-size": 11}, chars=len(value)))
     return _el("g", {"class": "row"}, tip=tip, raw="".join(out))

@@ -12,9 +12,9 @@ from evalsig.report.svg._draw import (
     _c,
     _el,
     _empty,
-    _fit,
     _frame,
     _heading,
+    _key,
     _num,
     _px,
     _text,
@@ -74,6 +74,10 @@ def heatmap(
     width : float, optional
         Width in pixels; by default the cells are 40 px, smaller for more than 10 labels.
 
+    Rows and columns carry their labels when every label is short (up to about 24
+    characters); otherwise they are numbered 1 to n, and a key under the plot gives each
+    number's label in full (the plot is then at least 480 px wide, for the key's lines).
+
     Returns
     -------
     str
@@ -100,22 +104,37 @@ def heatmap(
     if n == 0:
         return _empty(width or 320, "Heatmap", title)
     names = [str(s) for s in labels]
-    label_px = max(_px(_fit(s, 24), 11) for s in names)
-    left, top = label_px + 14, (34 if title else 8) + label_px * 0.71 + 12
+    keyed = any(_px(s, 11) > _NAME_PX for s in names)
+    marks = [str(i + 1) for i in range(n)] if keyed else names
+    label_px = max(_px(s, 11) for s in marks)
+    left = label_px + 14
     legend_w = 54 + max(_px(fmt.format(v), 11) for v in (vmin, vmax))
     if width:
         cell = min(max((width - left - legend_w - 16) / n, 6), 60)
     else:
         cell = 40.0 if n <= 10 else max(400 / n, 8)
+    lx = left + n * cell + 16
+    total_w = lx + legend_w
+    if keyed:
+        total_w = max(total_w, 480.0)
+    else:  # room for the last column's label, turned 45 degrees
+        total_w = max(total_w, left + (n - 0.5) * cell + label_px * 0.71 + 12)
+    body, top = _heading(title, total_w, bare=8.0)
+    top += 18 if keyed else label_px * 0.71 + 12
     texts = [[fmt.format(v) if math.isfinite(v) else _num(v) for v in row] for row in values]
     show = cell >= 16 and all(_px(s, 11) + 4 <= cell for row in texts for s in row)
-    body = _heading(title, 10_000)
-    for i, name in enumerate(names):
+    for i, mark in enumerate(marks):
         y, x = top + (i + 0.5) * cell, left + (i + 0.5) * cell
         style = {"text-anchor": "end", "font-size": 11}
-        body.append(_text(left - 6, y + 4, name, "row-label", style, chars=24))
-        turn = {"font-size": 11, "transform": f"rotate(-45 {_c(x)} {_c(top - 6)})"}
-        body.append(_text(x, top - 6, name, "col-label", turn, chars=24))
+        tip = names[i] if keyed else ""
+        body.append(
+            _el("text", {"class": "row-label", "x": left - 6, "y": y + 4, **style}, mark, tip)
+        )
+        if keyed:
+            turn = {"font-size": 11, "text-anchor": "middle"}
+        else:
+            turn = {"font-size": 11, "transform": f"rotate(-45 {_c(x)} {_c(top - 6)})"}
+        body.append(_el("text", {"class": "col-label", "x": x, "y": top - 6, **turn}, mark, tip))
     for i, row in enumerate(values):
         for j, v in enumerate(row):
             x, y = left + j * cell, top + i * cell
@@ -134,7 +153,7 @@ def heatmap(
                     "fill": "#000" if f > 0.55 else "#fff",
                 }
                 body.append(_text(x + cell / 2, y + cell / 2 + 4, texts[i][j], "value", style))
-    lx, bar_h = left + n * cell + 16, max(n * cell, 100.0)
+    bar_h = max(n * cell, 100.0)
     for k in range(24):  # the colour bar, vmax at the top
         box = {
             "class": "scale",
@@ -154,6 +173,13 @@ def heatmap(
         body.append(_hatched(lx, bottom + 10, 12, "n/a: no value", "key"))
         body.append(_text(lx + 16, bottom + 20, "n/a", "key-label", {"font-size": 11}))
         bottom += 26
-    total_w = max(lx + legend_w, left + (n - 0.5) * cell + label_px * 0.71 + 12)
+    if keyed:
+        listing, key_h = _key(list(zip(marks, names, strict=True)), 8, bottom + 10, total_w)
+        body += listing
+        bottom += key_h + 10
     label = f"Heatmap{': ' + title if title else ''} ({n} x {n})"
     return _frame(total_w, bottom + 10, label, body)
+
+
+_NAME_PX = 160.0
+"""The widest label written beside a row (about 24 characters); longer ones are keyed."""

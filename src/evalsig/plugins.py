@@ -1,0 +1,279 @@
+"""Plugins: readers, paired tests, audit methods and report sections from other packages.
+
+A package extends evalsig by declaring entry points (``[project.entry-points."GROUP"]``
+in its ``pyproject.toml``) in these groups, each naming one object:
+
+* ``evalsig.readers``: a reader (``name``, ``sniff(path, head)``, ``read(path, options,
+  out)``; see :class:`evalsig.data.readers.Reader`), or a class or function that makes one
+  with no arguments. Plugin readers are tried after the built-in harness readers and
+  before the generic tables (CSV, JSON Lines, JSON, Parquet).
+* ``evalsig.methods``: a :class:`evalsig.comparison.PairedTest`, or a test function
+  (registered under the entry point's name), for ``compare(method=NAME)``.
+* ``evalsig.audit_methods``: an :class:`evalsig.audit.AuditMethod`, or a function
+  ``method(data, rng) -> (estimate, low, high)`` (registered under the entry point's
+  name), for ``audit(methods=[NAME])``.
+* ``evalsig.report_sections``: a ``(kind, build)`` pair, or an object with ``kind`` and
+  ``build`` attributes: ``build(result) -> (macro, context)`` renders results whose JSON
+  has that ``kind`` (see :func:`evalsig.report.html.register_section`).
+
+Each group is loaded once, when its registry is first consulted: the first file read or
+described (readers), the first method name that is not built in (paired tests, audit
+methods), the first result kind with no built-in view (report sections). Nothing is
+loaded at ``import evalsig``. A plugin that fails to import, names the wrong kind of
+object, or takes a name that is already registered is skipped with a
+:class:`PluginWarning` naming its distribution, entry point and error; the built-ins and
+the other plugins keep working. A plugin never replaces a built-in: the built-in is kept.
+``evalsig plugins`` lists what was loaded and where it came from.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from evalsig.errors import EvalsigError, EvalsigWarning
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    from evalsig.inference import Alternative, InferenceResult
+
+__all__ = [
+    "AUDIT_METHODS",
+    "GROUPS",
+    "METHODS",
+    "READERS",
+    "REPORT_SECTIONS",
+    "Plugin",
+    "PluginError",
+    "PluginWarning",
+    "inference_result",
+    "load_all",
+    "load_group",
+    "loaded",
+]
+
+READERS = "evalsig.readers"
+METHODS = "evalsig.methods"
+AUDIT_METHODS = "evalsig.audit_methods"
+REPORT_SECTIONS = "evalsig.report_sections"
+
+GROUPS: dict[str, str] = {
+    READERS: "a reader (name, sniff, read), or a class or function making one",
+    METHODS: "a PairedTest, or a paired-test function, for compare(method=...)",
+    AUDIT_METHODS: "an AuditMethod, or a function (data, rng) -> (estimate, low, high)",
+    REPORT_SECTIONS: "a (kind, build) pair, or an object with kind and build",
+}
+"""Every entry-point group evalsig reads, and what its entry points must name."""
+
+_REGISTRIES = {
+    READERS: "evalsig.data.readers",
+    METHODS: "evalsig.comparison",
+    AUDIT_METHODS: "evalsig.audit.methods",
+    REPORT_SECTIONS: "evalsig.report.html",
+}
+"""The module whose ``load_plugins()`` registers each group's plugins in its registry."""
+
+
+class PluginWarning(EvalsigWarning):
+    """A plugin was skipped: it failed to load, has the wrong shape, or takes a name that
+    is already registered. evalsig works on without it."""
+
+
+class PluginError(EvalsigError):
+    """A plugin's object cannot be registered, or a plugin's test returned something
+    other than the result asked for."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plugin:
+    """One entry point of an installed distribution, and what became of it."""
+
+    group: str
+    name: str
+    """The entry point's name."""
+    target: str
+    """What it points at, ``module:object``."""
+    distribution: str
+    version: str
+    provides: str = ""
+    """What it registered, e.g. "reader 'quizlog'"; empty when it was skipped."""
+    error: str = ""
+    """Why it was skipped; empty when it was registered."""
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the plugin was registered."""
+        return not self.error
+
+    @property
+    def source(self) -> str:
+        """The distribution and its version, e.g. 'evalsig-quizlog 0.1.0'."""
+        return f"{self.distribution} {self.version}".strip()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe fields (strings and a boolean)."""
+        return {
+            "group": self.group,
+            "name": self.name,
+            "target": self.target,
+            "distribution": self.distribution,
+            "version": self.version,
+            "loaded": self.loaded,
+            "provides": self.provides,
+            "error": self.error,
+        }
+
+
+Install = Callable[[object, Plugin], str]
+"""``install(obj, plugin) -> what it registered``: the registry's own check and
+registration of the object an entry point names; raises when the object does not fit."""
+
+_lock = threading.RLock()
+_records: dict[str, tuple[Plugin, ...]] = {}
+"""The plugins of each group loaded so far (a group is loaded once per process)."""
+
+
+def load_group(group: str, install: Install) -> tuple[Plugin, ...]:
+    """Load and register the plugins of ``group`` once; later calls return the same records.
+
+    Every entry point of the group is loaded and handed to ``install`` (the registry's
+    own check and registration), in the order of distribution and entry-point name. Any
+    exception on the way skips that plugin with a :class:`PluginWarning`.
+    """
+    with _lock:
+        if group in _records:
+            return _records[group]
+        _records[group] = ()  # a plugin that consults the registry while loading: no recursion
+        done = tuple(_load_one(group, entry, install) for entry in _entry_points(group))
+        _records[group] = done
+        return done
+
+
+def loaded() -> tuple[Plugin, ...]:
+    """The plugins of every group loaded so far, registered or skipped."""
+    with _lock:
+        return tuple(p for group in GROUPS for p in _records.get(group, ()))
+
+
+def load_all() -> tuple[Plugin, ...]:
+    """Load the plugins of every group (as their registries would at first use)."""
+    for group in GROUPS:
+        import_module(_REGISTRIES[group]).load_plugins()
+    return loaded()
+
+
+def _entry_points(group: str) -> list[EntryPoint]:
+    from importlib import metadata
+
+    try:
+        found = list(metadata.entry_points(group=group))
+    except Exception as exc:  # broken metadata of some installed distribution
+        _warn(f"could not list the entry points of group {group} ({_why(exc)}); no plugin loaded.")
+        return []
+    return sorted(found, key=lambda entry: (_distribution(entry)[0], entry.name))
+
+
+def _distribution(entry: EntryPoint) -> tuple[str, str]:
+    dist = getattr(entry, "dist", None)
+    if dist is None:
+        return "(unknown distribution)", ""
+    return str(dist.name), str(dist.version)
+
+
+def _load_one(group: str, entry: EntryPoint, install: Install) -> Plugin:
+    name, version = _distribution(entry)
+    record = Plugin(
+        group=group, name=entry.name, target=entry.value, distribution=name, version=version
+    )
+    try:
+        provides = install(entry.load(), record)
+    except Exception as exc:  # a plugin must never break evalsig
+        why = _why(exc)
+        _warn(
+            f"plugin {entry.name!r} of {record.source} (entry point {entry.name} = "
+            f"{entry.value} in group {group}) was skipped: {why} evalsig works on without "
+            f"it; fix or uninstall {name}."
+        )
+        return replace(record, error=why)
+    return replace(record, provides=provides)
+
+
+def _why(exc: Exception) -> str:
+    """The error as one sentence: its message, after its type unless evalsig raised it."""
+    text = " ".join(str(exc).split()) or "(no message)"
+    if not isinstance(exc, PluginError):
+        text = f"{type(exc).__name__}: {text}"
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"evalsig: {message}", PluginWarning, stacklevel=2)
+
+
+def inference_result(
+    *,
+    method: str,
+    estimand: str,
+    estimate: float,
+    se: float,
+    statistic: float,
+    statistic_name: str,
+    df: float | None,
+    pvalue: float,
+    alternative: Alternative,
+    confidence_level: float,
+    interval: Callable[[float, Alternative], tuple[float, float]],
+    n_resamples: int | None = None,
+    notes: Sequence[str] = (),
+) -> InferenceResult:
+    """The result a paired test of your own returns to :func:`evalsig.compare`.
+
+    Parameters
+    ----------
+    method, estimand : str
+        The method's name as results show it (e.g. 'paired-z') and what ``estimate``
+        estimates (e.g. 'mean difference').
+    estimate, se, statistic, pvalue : float
+        Candidate minus baseline, its standard error (NaN when the method has none), the
+        test statistic and the p-value for ``alternative``.
+    statistic_name : str
+        E.g. 'z' or 't'.
+    df : float or None
+        Degrees of freedom of a t statistic; None otherwise.
+    alternative : {"two-sided", "greater", "less"}
+    confidence_level : float
+    interval : callable
+        ``interval(confidence_level, alternative) -> (low, high)``: the interval at any
+        level, so that ``result.confidence_interval(0.99)`` works; the result's ``ci`` is
+        ``interval(confidence_level, alternative)``.
+    n_resamples : int, optional
+        The resamples drawn, for a resampling method (the comparison then records the seed).
+    notes : sequence of str
+        What the reader of the result should know.
+
+    Returns
+    -------
+    InferenceResult
+    """
+    from evalsig.inference._common import check_alternative, check_confidence_level, make_result
+
+    return make_result(
+        interval=interval,
+        alternative=check_alternative(alternative),
+        confidence_level=check_confidence_level(confidence_level),
+        method=str(method),
+        estimand=str(estimand),
+        estimate=float(estimate),
+        se=float(se),
+        statistic=float(statistic),
+        statistic_name=str(statistic_name),
+        df=None if df is None else float(df),
+        pvalue=float(pvalue),
+        n_resamples=n_resamples,
+        notes=tuple(map(str, notes)),
+    )
