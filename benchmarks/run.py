@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import numpy as np
 import scipy
 
+import bench_arena
 import bench_audit
 import bench_bootstrap
 import bench_cli_files
@@ -20,6 +21,7 @@ import bench_leaderboard
 import bench_leaderboard_dask
 import bench_meta
 import bench_multiplicity
+import bench_passk
 import bench_readers
 import bench_sequential
 import bench_startup
@@ -44,6 +46,8 @@ def main() -> None:
         bench_leaderboard_dask,
         bench_store,
         bench_meta,
+        bench_passk,
+        bench_arena,
         bench_audit,
         bench_startup,
     ):

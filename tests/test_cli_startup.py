@@ -21,6 +21,10 @@ HEAVY = ("numpy", "scipy", "duckdb", "pandas", "pyarrow", "matplotlib", "jinja2"
 COMMANDS = (
     "compare",
     "plugins",
+    "score",
+    "pass-at-k",
+    "judge",
+    "arena",
     "gate",
     "register",
     "inspect",

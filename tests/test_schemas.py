@@ -334,7 +334,173 @@ def _claim_audit() -> list[Any]:
     return [audit_claim(base, cand, half_width=0.02)]
 
 
+def _pass_at_k(tmp: Path) -> list[Any]:
+    from evalsig.data import load
+    from evalsig.passk import SampleCounts, pass_at_k
+
+    rng = np.random.default_rng(3)
+    samples = (rng.random((60, 12)) < rng.beta(0.6, 0.9, (60, 1))).astype(int)
+    table = load(_runs_csv(tmp / "runs.csv", samples.T), run_column="run")
+    counts = SampleCounts(n=[3, 12, 12, 12], c=[0, 3, 5, 12], tasks=["a", HOSTILE, "c", "d"])
+    return [
+        pass_at_k(table, [1, 5, 7]),  # from a file; k = 7: no within-task part (12 < 14)
+        pass_at_k(samples, 4, estimator="majority@k", interval="bootstrap", rng=1, n_resamples=200),
+        pass_at_k(counts, [1, 5], estimator="pass^k", too_few_samples="drop"),
+    ]
+
+
+def _pass_at_k_comparison(tmp: Path) -> list[Any]:
+    from evalsig.data import load
+    from evalsig.passk import compare_pass_at_k
+
+    rng = np.random.default_rng(4)
+    base = (rng.random((60, 10)) < rng.beta(0.6, 0.9, (60, 1))).astype(int)
+    cand = np.maximum(base, (rng.random((60, 10)) < 0.1).astype(int))
+    files = [
+        load(_runs_csv(tmp / f"{n}.csv", m.T), run_column="run")
+        for n, m in (("b", base), ("c", cand))
+    ]
+    return [
+        compare_pass_at_k(*files, [1, 5, 6]),  # k = 6: no within-task part (10 < 12)
+        compare_pass_at_k(
+            base,
+            cand,
+            3,
+            method="bootstrap",
+            rng=2,
+            n_resamples=200,
+            alternative="greater",
+            estimator="majority@k",
+        ),
+        compare_pass_at_k(base[:8], cand[:8], 2, method="permutation", alternative="less"),
+        compare_pass_at_k(base, base, 1),  # every difference 0
+    ]
+
+
+def _pass_at_k_power(tmp: Path) -> list[Any]:
+    from evalsig.data import load
+    from evalsig.power.passk import pass_at_k_power, plan_from_components
+
+    rng = np.random.default_rng(5)
+    base = (rng.random((80, 8)) < rng.beta(0.6, 0.9, (80, 1))).astype(int)
+    cand = np.maximum(base, (rng.random((80, 8)) < 0.1).astype(int))
+    files = [
+        load(_runs_csv(tmp / f"{n}.csv", m.T), run_column="run")
+        for n, m in (("b", base), ("c", cand))
+    ]
+    return [
+        pass_at_k_power(*files, 2, effect=0.03),
+        pass_at_k_power(base, cand, 2, effect=-0.03, estimator="majority@k", alternative="greater"),
+        plan_from_components(
+            0.02,
+            estimator="pass@k",
+            k=1,
+            ties=None,
+            var_between=0.01,
+            zeta=np.array([0.2]),
+            samples=[1, 4],
+        ),
+    ]
+
+
+def _judge() -> list[Any]:
+    from evalsig.judge import ppi_mean, ppi_paired_difference, rogan_gladen
+
+    rng = np.random.default_rng(12)
+    j = (rng.random(400) < 0.6).astype(float)
+    h = np.where(rng.random(400) < 0.85, j, 1 - j)
+    return [
+        ppi_mean(j[80:], j[:80], h[:80]),
+        ppi_mean(
+            j[80:], j[:80], h[:80], tuned=False, clusters=(np.arange(320) % 30, np.arange(80) % 30)
+        ),
+        ppi_paired_difference(
+            (j[80:], j[80:][::-1]),
+            (j[:80], j[:80][::-1]),
+            (h[:80], h[:80][::-1]),
+            alternative="greater",
+            baseline=HOSTILE,
+            candidate="cand",
+        ),
+        rogan_gladen(0.02, 0.9, 0.95, 400, n_sensitivity=50, n_specificity=60),
+    ]
+
+
+def _judge_agreement() -> list[Any]:
+    from evalsig.judge import judge_agreement
+
+    return [
+        judge_agreement([1, 0, 1, 1, 0, 0], [1, 0, 0, 1, 0, 1]),
+        judge_agreement(["a", "b", "c", "a"], ["a", "b", "b", "a"]),
+        judge_agreement([1, 1, 1], [1, 1, 1]),
+    ]
+
+
+def _judge_plan() -> list[Any]:
+    from evalsig.judge import labels_for_half_width, labels_for_power
+
+    return [
+        labels_for_half_width(0.03, n_unlabeled=5000, correlation=0.8, human_sd=0.5),
+        labels_for_half_width(0.01, n_unlabeled=100, correlation=0.9, human_sd=0.5, tuned=False),
+        labels_for_power(0.05, n_unlabeled=4000, correlation=0.7, human_sd=0.6),
+    ]
+
+
+def _score(tmp: Path) -> list[Any]:
+    from evalsig import score
+
+    rng = np.random.default_rng(15)
+    one_run = (rng.random(120) < 0.6).astype(int)
+    runs = (rng.random((4, 150)) < rng.beta(1.5, 1.0, 150)).astype(int)
+    path = _long_csv(tmp / "scored.csv", {HOSTILE: one_run}, clusters=6)
+    return [
+        score(one_run),  # Clopper-Pearson, n_correct
+        score((rng.random(1200) < 0.7).astype(int)),  # Wilson
+        score(runs),  # t on item means, variance components, df
+        score(rng.random(80), method="bootstrap", n_resamples=200, rng=1),  # seed, resamples
+        score(one_run, method="bayes", prior=(0.5, 0.5)),  # prior
+        score(str(path), cluster="category"),  # clusters; provenance names the file
+    ]
+
+
+def _arena(tmp: Path) -> list[Any]:
+    from evalsig.arena import battles, bradley_terry, elo
+    from evalsig.arena.readers import read_battles
+
+    rng = np.random.default_rng(8)
+    a = rng.integers(0, 3, 600)
+    b = (a + rng.integers(1, 3, 600)) % 3
+    y = np.where(rng.random(600) < 0.1, 0.5, (rng.random(600) < 0.6) * 1.0)
+    names = np.array([HOSTILE, "beta", "gamma"], dtype=object)
+    winner = {1.0: "model_a", 0.0: "model_b", 0.5: "tie"}
+    lines = [
+        json.dumps(
+            {"model_a": names[i], "model_b": names[j], "winner": winner[v], "question_id": k % 40}
+        )
+        for k, (i, j, v) in enumerate(zip(a, b, y, strict=True))
+    ]
+    path = tmp / "battles.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    data = battles(names[a], names[b], y)
+    from_file = read_battles(path, cluster="question_id")
+    return [
+        bradley_terry(from_file, rng=1).with_online_elo(elo(from_file)),  # a file, clusters
+        bradley_terry(
+            data, ties="davidson", interval="bootstrap", n_resamples=100, anchor="beta", rng=2
+        ),
+        bradley_terry(data, scale="logit", covariates={"length": np.linspace(-1, 1, 600)}, rng=3),
+    ]
+
+
 BUILDERS: dict[str, Callable[[Path], list[Any]]] = {
+    "score": _score,
+    "arena": _arena,
+    "judge": lambda _: _judge(),
+    "judge-agreement": lambda _: _judge_agreement(),
+    "judge-plan": lambda _: _judge_plan(),
+    "pass-at-k": _pass_at_k,
+    "pass-at-k-comparison": _pass_at_k_comparison,
+    "pass-at-k-power": _pass_at_k_power,
     "comparison": lambda _: _comparison(),
     "gate": _gate,
     "gate-registration": _registration,
@@ -442,6 +608,8 @@ def test_every_field_has_a_type() -> None:
 
 
 ONCE_NULL = {
+    "score": ["df", "n_clusters", "n_correct", "prior", "variance", "n_resamples", "seed"],
+    "judge-plan": ["n_labels", "lambda"],
     "audit": ["reference", "methods[].published", "design.n_clusters", "provenance.inputs"],
     "benchmark-resolution": ["bootstrap", "n_clusters", "pairs[].design_effect", "provenance"],
     "meta-analysis": [

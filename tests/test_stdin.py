@@ -115,6 +115,10 @@ def test_ingest_reads_standard_input(pair: tuple[Path, Path], tmp_path: Path) ->
     text = _evalsig(*again, stdin=data, named=False)  # the store names where it read it first
     assert text.returncode == 0, text.stderr
     assert text.stdout.startswith("skipped   standard input (-)")
+    import duckdb
+
+    with duckdb.connect(store, read_only=True) as con:  # the store keeps "-", not a temp file
+        assert con.execute("SELECT path FROM sources").fetchall() == [("-",)]
     nameless = _evalsig("ingest", "-", "--store", store, stdin=data)
     assert nameless.returncode == EXIT_DATA_ERROR
     assert nameless.stderr.startswith("evalsig: error: standard input (-): cannot tell which")

@@ -27,11 +27,15 @@ if TYPE_CHECKING:
     from evalsig.data import PairedScores, ScoreTable, pair
     from evalsig.data.load import load
     from evalsig.inference import ConfidenceInterval
+    from evalsig.passk import compare_pass_at_k, pass_at_k
     from evalsig.release import GatePolicy, GateResult
+    from evalsig.score import ScoreResult, score
 
 _LAZY = {
     "ComparisonResult": "evalsig.comparison",
     "compare": "evalsig.comparison",
+    "compare_pass_at_k": "evalsig.passk",
+    "pass_at_k": "evalsig.passk",
     "PairedScores": "evalsig.data",
     "ScoreTable": "evalsig.data",
     "load": "evalsig.data",
@@ -40,6 +44,8 @@ _LAZY = {
     "GatePolicy": "evalsig.release",
     "GateResult": "evalsig.release",
     "gate": "evalsig.release",
+    "ScoreResult": "evalsig.score",
+    "score": "evalsig.score",
 }
 
 __all__ = [
@@ -53,12 +59,16 @@ __all__ = [
     "GatePolicy",
     "GateResult",
     "PairedScores",
+    "ScoreResult",
     "ScoreTable",
     "__version__",
     "compare",
+    "compare_pass_at_k",
     "gate",
     "load",
     "pair",
+    "pass_at_k",
+    "score",
 ]
 
 

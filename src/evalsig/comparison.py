@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from evalsig.inference._mcnemar import mcnemar_core
 from evalsig.inference._permutation import permutation_core
 from evalsig.inference._ttest import paired_t_core
 from evalsig.inference._wilcoxon import wilcoxon_core
+
+if TYPE_CHECKING:
+    from evalsig.report.summary import Summary
 
 __all__ = [
     "ComparisonResult",
@@ -174,6 +177,18 @@ class ComparisonResult:
         """``statistic, pvalue = result``, as scipy's test results unpack (``statistic_name``
         names the statistic; a t statistic is that of ``ttest_rel(candidate, baseline)``)."""
         return iter((self.statistic, self.pvalue))
+
+    def summary(self) -> Summary:
+        """The reporting template as a table: ``.as_text()``, ``.as_markdown()``,
+        ``.as_html()`` or ``.as_latex()`` (booktabs, for a paper).
+
+        >>> result = compare([0, 1, 1, 0, 1, 1], [1, 1, 1, 0, 1, 1])
+        >>> print(result.summary().as_latex().splitlines()[0])
+        \\begin{table}[htbp]
+        """
+        from evalsig.report.comparison import summary
+
+        return summary(self.to_dict())
 
     def _repr_markdown_(self) -> str:
         """The reporting template (:func:`evalsig.report.comparison.as_markdown`)."""

@@ -366,3 +366,13 @@ def test_reading_a_long_table_does_not_import_pandas(fmt: str, tmp_path: Path) -
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("values", [[], ["a"], ["acc", "", "é", "exact_match,none"]])
+def test_text_arrays_are_built_from_their_buffers(values: list[str]) -> None:
+    from evalsig.data.readers.columnar import text_array
+
+    built = text_array(values)
+    assert built.type == pa.string()
+    assert built.to_pylist() == values
+    built.validate(full=True)

@@ -470,3 +470,27 @@ def test_columns_past_what_the_rows_read_are_refused() -> None:
     ]:
         with pytest.raises(_NotHere):
             _check_columns(table(doc_ids, scores), first, ["acc"], False)
+
+
+def test_the_fast_path_does_not_import_pandas(tmp_path: Path) -> None:
+    """pyarrow imports pandas (0.2-0.4 s) when numpy or Python values cross to it through
+    its converters; the fast path builds arrays from buffers instead."""
+    import subprocess
+    import sys
+
+    two_filters = [_sample(i) for i in range(8)] + [
+        _sample(i, filter="strict-match", acc=1.0) for i in range(8)
+    ]
+    path = _write(tmp_path / f"samples_arc_{DATE}.jsonl", two_filters)
+    script = (
+        "import sys, pathlib\n"
+        "from evalsig.data.readers.base import ReadOptions\n"
+        "from evalsig.data.readers.lm_eval_columnar import read_lm_eval_columnar\n"
+        f"found = read_lm_eval_columnar(pathlib.Path({str(path)!r}), "
+        "ReadOptions(metric='acc', filter='strict-match'))\n"
+        "assert found is not None, 'the fast path declined'\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

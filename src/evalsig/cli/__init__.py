@@ -1,6 +1,7 @@
-"""The evalsig command line: ``compare``, ``gate``, ``register``, ``inspect``, ``report``,
-``power``, ``resolution``, ``monitor``, ``leaderboard``, ``ingest``, ``store-info``,
-``meta``, ``audit``, ``audit-claim``, ``simulate``, ``demo``.
+"""The evalsig command line: ``compare``, ``score``, ``pass-at-k``, ``gate``, ``register``,
+``inspect``, ``plugins``, ``report``, ``power``, ``resolution``, ``monitor``,
+``leaderboard``, ``arena``, ``judge``, ``ingest``, ``store-info``, ``meta``, ``audit``,
+``audit-claim``, ``simulate``, ``demo``.
 
 Exit codes, one scheme for every command (:data:`evalsig.cli.app.EXIT_CODES`): 0 success,
 1 gate FAIL / monitor baseline better, 2 usage error, 3 gate INCONCLUSIVE / monitor not yet
@@ -8,32 +9,40 @@ resolved, 4 data error (one line on stderr, no traceback).
 """
 
 from evalsig.cli import (
+    arena,
     audit,
     compare,
     demo,
     gate,
     ingest,
     inspect,
+    judge,
     leaderboard,
     meta,
     monitor,
+    passk,
     power,
     report,
+    score,
 )
 from evalsig.cli.app import app, main
 
 __all__ = [
     "app",
+    "arena",
     "audit",
     "compare",
     "demo",
     "gate",
     "ingest",
     "inspect",
+    "judge",
     "leaderboard",
     "main",
     "meta",
     "monitor",
+    "passk",
     "power",
     "report",
+    "score",
 ]

@@ -24,7 +24,18 @@ __all__ = ["read_result", "report_command"]
 def _renderers() -> tuple[dict[str, Renderer], dict[str, Renderer]]:
     """Each result kind's text and markdown renderers, imported on first use (so that
     ``evalsig --help`` need not load the report views)."""
-    from evalsig.report import audit, comparison, gate, leaderboard, meta, power, sequential
+    from evalsig.report import (
+        audit,
+        comparison,
+        gate,
+        judge,
+        leaderboard,
+        meta,
+        passk,
+        power,
+        score,
+        sequential,
+    )
 
     text: dict[str, Renderer] = {
         "comparison": comparison.as_text,
@@ -41,6 +52,11 @@ def _renderers() -> tuple[dict[str, Renderer], dict[str, Renderer]]:
         "audit": audit.as_text,
         "claim-audit": audit.claim_text,
         "simulation": audit.simulation_text,
+        "pass-at-k": passk.estimates_text,
+        "judge": judge.as_text,
+        "score": score.as_text,
+        "pass-at-k-comparison": passk.comparison_text,
+        "pass-at-k-power": passk.plan_text,
     }
     markdown: dict[str, Renderer] = {
         "comparison": comparison.as_markdown,
@@ -57,6 +73,11 @@ def _renderers() -> tuple[dict[str, Renderer], dict[str, Renderer]]:
         "audit": audit.as_markdown,
         "claim-audit": audit.claim_markdown,
         "simulation": audit.simulation_markdown,
+        "pass-at-k": passk.estimates_markdown,
+        "judge": judge.as_markdown,
+        "score": score.as_markdown,
+        "pass-at-k-comparison": passk.comparison_markdown,
+        "pass-at-k-power": passk.plan_markdown,
     }
     return text, markdown
 

@@ -144,6 +144,19 @@ class InferenceResult:
             cells.append(("resamples", f"{self.n_resamples:,} (seed {self.seed})"))
         return cells
 
+    def summary(self) -> Any:
+        """The result as a :class:`~evalsig.report.summary.Summary`: ``.as_text()``,
+        ``.as_markdown()``, ``.as_html()`` or ``.as_latex()`` (booktabs, for a paper)."""
+        from evalsig.report.summary import Summary
+
+        decided = "" if math.isnan(self.pvalue) else f"p = {self.pvalue:.4g}"
+        return Summary(
+            title=f"{self.method}: {self.estimand}",
+            verdict=f"{self.statistic_name} = {self.statistic:.6g}, {decided}".rstrip(", "),
+            rows=tuple(self._cells()),
+            notes=self.notes,
+        )
+
     def __str__(self) -> str:
         lines = [f"{label}: {value}" for label, value in self._cells()]
         return "\n".join(lines + [f"note: {note}" for note in self.notes])

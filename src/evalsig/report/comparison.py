@@ -14,6 +14,7 @@ from typing import Any
 from evalsig.report import formatting as fmt
 from evalsig.report.provenance import compared
 from evalsig.report.provenance import title as models_title
+from evalsig.report.summary import Summary
 
 __all__ = ["as_html", "as_markdown", "as_text", "one_line", "resolution", "verdict"]
 
@@ -163,6 +164,12 @@ def as_markdown(r: Result, *, title: str | None = None) -> str:
     """The reporting template for a paper or pull request: claim, method, N, estimate with
     CI, p-value, resolution, what was compared, and a verdict that does not overstate the
     result. The title names the models ('candidate vs baseline') unless ``title`` is given."""
+    return summary(r, title=title).as_markdown()
+
+
+def summary(r: Result, *, title: str | None = None) -> Summary:
+    """The reporting template as a :class:`~evalsig.report.summary.Summary` (text,
+    markdown, HTML or LaTeX)."""
     percent = r["percent_scale"]
     claim = {
         "greater": "the candidate scores higher than the baseline (one-sided)",
@@ -188,13 +195,12 @@ def as_markdown(r: Result, *, title: str | None = None) -> str:
     line = compared(r)
     if line:
         rows.append(("Compared", line))
-    title = title or models_title(r, "")
-    out = [f"### {md(title)}", ""] if title else []
-    out += [f"**{md(verdict(r))}**", "", "| | |", "|---|---|"]
-    out += [f"| {md(k)} | {md(v)} |" for k, v in rows]
-    if r["notes"]:
-        out += ["", *[f"- {md(note)}" for note in r["notes"]]]
-    return "\n".join(out)
+    return Summary(
+        title=title or models_title(r, ""),
+        verdict=verdict(r),
+        rows=tuple(rows),
+        notes=tuple(r["notes"]),
+    )
 
 
 def as_html(r: Result) -> str:

@@ -374,6 +374,10 @@ _SECTION_MODULES = (
     "evalsig.report.sequential",
     "evalsig.report.meta",
     "evalsig.report.audit",
+    "evalsig.report.passk",
+    "evalsig.report.judge",
+    "evalsig.report.score",
+    "evalsig.report.arena",
 )
 """Modules whose import registers more sections (saved results of any kind render)."""
 

@@ -151,7 +151,7 @@ class Writer:
         now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
         self.con.execute(
             "INSERT INTO sources VALUES (?, ?, ?, ?, ?, ?::TIMESTAMP, ?, ?)",
-            [source_id, str(path), digest, kind, reader, now, rows.n_rows, options],
+            [source_id, _recorded(path), digest, kind, reader, now, rows.n_rows, options],
         )
         model_index = {name: int(i) for name, i in zip(rows.models, model_ids, strict=True)}
         task_index = {name: int(i) for name, i in zip(rows.tasks, task_ids, strict=True)}
@@ -172,7 +172,7 @@ class Writer:
         stored = [h for h in earlier.values() if h not in again]
         identical = self._identical(source_id, rows.parts, model_index, task_index, stored)
         return SourceReport(
-            path=str(path),
+            path=_recorded(path),
             sha256=digest,
             kind=kind,
             format=reader,
@@ -368,6 +368,14 @@ class Writer:
         return replaced
 
 
+def _recorded(path: Path) -> str:
+    """The path a source is stored and reported under: ``-`` for standard input (held in a
+    temporary file while it is read), else the path as given."""
+    from evalsig.data.provenance import STDIN, is_standard_input
+
+    return STDIN if is_standard_input(path) else str(path)
+
+
 def _skipped(
     path: Path,
     digest: str,
@@ -377,7 +385,7 @@ def _skipped(
     warnings: tuple[str, ...] = (),
 ) -> SourceReport:
     return SourceReport(
-        path=str(path),
+        path=_recorded(path),
         sha256=digest,
         kind=kind,
         format=reader,

@@ -58,15 +58,22 @@ class SourceReport:
 
     def line(self) -> str:
         """One line for the command line."""
+        path = _named(self.path)
         if self.status == "skipped":
-            return f"skipped   {self.path}: already stored (same content as {self.duplicate_of})"
+            first = _named(self.duplicate_of or "")
+            return f"skipped   {path}: already stored (same content as {first})"
         models = ", ".join(map(repr, self.models))
         if len(self.models) > 3:
             models = f"{len(self.models)} models"
         tasks = ", ".join(map(repr, self.tasks))
         if len(self.tasks) > 3:
             tasks = f"{len(self.tasks)} tasks"
-        return f"ingested  {self.path}: {_count(self.n_rows, 'score')}; {models} on {tasks}"
+        return f"ingested  {path}: {_count(self.n_rows, 'score')}; {models} on {tasks}"
+
+
+def _named(path: str) -> str:
+    """A stored path for a person to read: ``-`` is standard input."""
+    return "standard input (-)" if path == "-" else path
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

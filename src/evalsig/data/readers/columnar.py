@@ -202,7 +202,7 @@ def _tables(
     keep = None
     for column, wanted in mapper.where:
         labels = _text(table.column(column), text, empty_ok=True)
-        match = pc.equal(labels, wanted)
+        match = pc.equal(labels, text_array([str(wanted)])[0])
         keep = match if keep is None else pc.and_(keep, match)
     if keep is not None:
         table = table.filter(keep)
@@ -416,10 +416,9 @@ def first_appearance(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndar
 def _counts_up(values: np.ndarray, size: int) -> bool:
     """Whether values are 0, 1, ..., size - 1 in order, each repeated any number of times
     (sorted ids; a dictionary built while reading them): steps of 0 or 1 from 0."""
-    if values[0] != 0 or values[-1] != size - 1:
+    if values[0] != 0 or values[-1] != size - 1 or not (values[1:] >= values[:-1]).all():
         return False
-    steps = np.diff(values)
-    return bool(np.all((steps == 0) | (steps == 1)))
+    return int(np.count_nonzero(values[1:] != values[:-1])) == size - 1  # sorted: no gap
 
 
 def _first_seen_ascending(values: np.ndarray, n_distinct: int) -> bool:
@@ -476,6 +475,18 @@ def arrow(values: np.ndarray) -> Any:
         return pc.cast(arrow(values.view(np.uint8)), pa.bool_())
     kind = pa.from_numpy_dtype(values.dtype)
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+
+
+def text_array(values: Sequence[str]) -> Any:
+    """Python strings as a pyarrow string array, from its buffers (``pa.array`` on Python
+    objects imports pandas)."""
+    import pyarrow as pa
+
+    encoded = [value.encode("utf-8") for value in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    data = pa.py_buffer(b"".join(encoded))
+    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), data])
 
 
 def _objects(labels: Any) -> np.ndarray:

@@ -43,7 +43,7 @@ import numpy as np
 from evalsig.data.build import Factorized, table_from_long
 from evalsig.data.readers.base import ReadOptions, open_text
 from evalsig.data.readers.collect import Collector
-from evalsig.data.readers.columnar import _encode, _NotHere, arrow
+from evalsig.data.readers.columnar import _encode, _NotHere, _numpy, arrow, text_array
 from evalsig.data.readers.lm_eval import (
     _check_against_results,
     _legacy_task,
@@ -231,7 +231,7 @@ def _check_columns(table: Any, first: dict[str, Any], metrics: list[str], filter
         raise _NotHere
     for metric in metrics:
         scores = table.column(metric)
-        if scores.null_count or not np.all(np.abs(scores.to_numpy()) < LARGEST_SCORE):
+        if scores.null_count or not np.all(np.abs(_numpy(scores)) < LARGEST_SCORE):
             raise _NotHere  # NaN, infinite or past the range the rows read as numbers
     filters = table.column("filter")
     if filters.null_count != (0 if filtered else rows):
@@ -244,7 +244,6 @@ def _check_columns(table: Any, first: dict[str, Any], metrics: list[str], filter
 
 def _same_lists(column: Any, names: list[str]) -> bool:
     """Whether every row's list of metric names is ``names``, in order."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     if column.null_count:
@@ -252,11 +251,11 @@ def _same_lists(column: Any, names: list[str]) -> bool:
     lengths = pc.min_max(pc.list_value_length(column))
     if not lengths["min"].as_py() == lengths["max"].as_py() == len(names):
         return False
-    positions = pc.index_in(pc.list_flatten(column), value_set=pa.array(names))
+    positions = pc.index_in(pc.list_flatten(column), value_set=text_array(names))
     if positions.null_count:
         return False
     expected = np.tile(np.arange(len(names)), len(column))
-    return bool(np.array_equal(positions.to_numpy(), expected))
+    return bool(np.array_equal(_numpy(positions), expected))
 
 
 # --- columns to tables ---------------------------------------------------------------------
@@ -296,7 +295,7 @@ def _table(samples: _Samples, out: Collector) -> ScoreTable:
     keys = Factorized(*_encode(table.column(samples.key), False, missing_ok=True))
     found = table_from_long(
         Factorized(*_encode(table.column("doc_id"), False)),
-        table.column(metric).to_numpy(),
+        _numpy(table.column(metric)).astype(np.float64, copy=False),
         keys=keys if keys.codes.size and keys.codes.max() >= 0 else None,
         source=source,
         fields={"id": "item id", "score": metric, "run": "run", "cluster": "cluster"} | NAMES,

@@ -1,0 +1,321 @@
+r"""Maximum likelihood of Bradley-Terry models on compressed battles, with the model-based
+and the sandwich (cluster-robust) covariance.
+
+The logistic form: with ``d = s_a - s_b + beta . x`` (``x`` the battle's feature
+differences),
+
+* ``ties="half"``: ``P(a beats b) = sigmoid(d)``, a tie counts as half a win each way
+  (Chatbot Arena's rule); a fractional outcome ``y`` enters as ``y log p + (1 - y) log(1 - p)``.
+* ``ties="davidson"``: ``P(a) = e^{d/2} / D``, ``P(b) = e^{-d/2} / D``,
+  ``P(tie) = nu / D`` with ``D = e^{d/2} + e^{-d/2} + nu`` (Davidson 1970).
+
+Newton's method on the rows of :class:`~evalsig.arena.battles.Compressed` (design ``X``:
++1 for a, -1 for b, the anchor's column dropped, then the features; every product is a
+sum by model index, so 200 models cost a 199 x 199 solve per step). The information is
+``I = sum_r n_r w_r X_r' H_r X_r``; the sandwich is ``I^-1 B I^-1`` with
+``B = sum_r n_r w_r^2 U_r U_r'`` (HC0; ``U_r`` the score of one battle), or with clusters
+``B = G / (G - 1) sum_g S_g S_g'`` (``S_g`` the summed scores of cluster g).
+
+References
+----------
+Bradley, R. A. & Terry, M. E. (1952). Biometrika 39, 324-345.
+Davidson, R. R. (1970). JASA 65, 317-328.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from evalsig.arena.battles import Compressed
+from evalsig.errors import DataError
+
+__all__ = ["Design", "Fit", "Ties", "check_estimable", "fit", "newton"]
+
+Ties = Literal["half", "davidson"]
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """Parameters ``[scores (anchor 0), beta, log nu]`` and their covariances."""
+
+    params: np.ndarray
+    information: np.ndarray
+    """The information matrix of the free parameters (anchor left out)."""
+    cov_model: np.ndarray
+    """Inverse information, full size (the anchor's row and column zero)."""
+    cov_sandwich: np.ndarray
+    loglik: float
+    iterations: int
+    n_clusters: int | None
+
+
+class Design:
+    """The ``R x (M - 1 + p)`` design: +1 at a's column, -1 at b's (the anchor's column
+    dropped), then the features; products by index sums, never a dense matrix."""
+
+    __slots__ = ("a", "anchor", "b", "features", "k", "m")
+    a: np.ndarray
+    b: np.ndarray
+    features: np.ndarray | None
+    anchor: int
+    k: int
+    m: int
+
+    def __init__(self, rows: Compressed, anchor: int) -> None:
+        self.m, self.anchor, self.a, self.b = rows.n_models, anchor, rows.a, rows.b
+        self.features = rows.features
+        self.k = self.m - 1 + (0 if rows.features is None else rows.features.shape[1])
+
+    def times(self, params: np.ndarray) -> np.ndarray:
+        """``X @ params``."""
+        s = np.insert(params[: self.m - 1], self.anchor, 0.0)
+        d = s[self.a] - s[self.b]
+        if self.features is not None:
+            d = d + self.features @ params[self.m - 1 : self.k]
+        return np.asarray(d, dtype=np.float64)
+
+    def t_times(self, v: np.ndarray) -> np.ndarray:
+        """``X' v``."""
+        out = np.bincount(self.a, v, self.m) - np.bincount(self.b, v, self.m)
+        out = np.delete(out, self.anchor)
+        if self.features is not None:
+            out = np.concatenate([out, self.features.T @ v])
+        return out
+
+    def gram(self, v: np.ndarray) -> np.ndarray:
+        """``X' diag(v) X``."""
+        m = self.m
+        pair = np.bincount(self.a * m + self.b, v, m * m).reshape(m, m)
+        block = np.diag(np.bincount(self.a, v, m) + np.bincount(self.b, v, m)) - pair - pair.T
+        block = np.delete(np.delete(block, self.anchor, axis=0), self.anchor, axis=1)
+        if self.features is None:
+            return np.asarray(block, dtype=np.float64)
+        f = self.features
+        cross = np.column_stack(
+            [np.bincount(self.a, v * col, m) - np.bincount(self.b, v * col, m) for col in f.T]
+        )
+        cross = np.delete(cross, self.anchor, axis=0)
+        return np.block([[block, cross], [cross.T, f.T @ (v[:, None] * f)]])
+
+    def sparse(self) -> Any:
+        """``X`` as a scipy sparse matrix (for sums by cluster)."""
+        from scipy import sparse
+
+        r = len(self.a)
+        index = np.arange(r)
+        keep_a, keep_b = self.a != self.anchor, self.b != self.anchor
+        col_a = self.a - (self.a > self.anchor)
+        col_b = self.b - (self.b > self.anchor)
+        design = sparse.csr_matrix(
+            (
+                np.concatenate([np.ones(keep_a.sum()), -np.ones(keep_b.sum())]),
+                (np.concatenate([index[keep_a], index[keep_b]]),
+                 np.concatenate([col_a[keep_a], col_b[keep_b]])),
+            ),
+            shape=(r, self.m - 1),
+        )  # fmt: skip
+        if self.features is not None:
+            design = sparse.hstack([design, sparse.csr_matrix(self.features)], format="csr")
+        return design
+
+
+def _terms(
+    d: np.ndarray, y: np.ndarray, theta: float | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per battle: log-likelihood, score on ``x`` and on log nu, information parts
+    ``h_xx``, ``h_xt``, ``h_tt`` (the last three zero without Davidson's parameter)."""
+    if theta is None:
+        log_p, log_q = -np.logaddexp(0.0, -d), -np.logaddexp(0.0, d)
+        p = np.exp(log_p)
+        ll = y * log_p + (1.0 - y) * log_q
+        zero = np.zeros_like(d)
+        return ll, y - p, p * (1.0 - p), zero, zero, zero
+    u = d / 2.0
+    log_d = np.logaddexp(np.logaddexp(u, -u), theta)
+    pa, pb, pt = np.exp(u - log_d), np.exp(-u - log_d), np.exp(theta - log_d)
+    win, loss, tie = (y == 1.0), (y == 0.0), (y == 0.5)
+    ll = np.where(win, u, 0.0) - np.where(loss, u, 0.0) + np.where(tie, theta, 0.0) - log_d
+    diff = pa - pb
+    score_x = (win.astype(float) - loss - diff) / 2.0
+    score_t = tie - pt
+    return ll, score_x, ((pa + pb) - diff**2) / 4.0, -diff * pt / 2.0, score_t, pt * (1 - pt)
+
+
+def _total(design: Design, rows: Compressed, params: np.ndarray, ties: Ties) -> float:
+    k = design.k
+    theta = float(params[k]) if ties == "davidson" else None
+    ll = _terms(design.times(params), rows.outcome, theta)[0]
+    return float(np.sum(rows.count * rows.weight * ll))
+
+
+def fit(
+    rows: Compressed,
+    /,
+    *,
+    ties: Ties,
+    anchor: int,
+    start: np.ndarray | None = None,
+    tol: float = 1e-10,
+    max_iter: int = 200,
+) -> Fit:
+    """Newton's method with step halving; ``start`` (free parameters) warm-starts a refit.
+
+    Raises
+    ------
+    DataError
+        The information is singular (collinear features) or the fit does not converge.
+    """
+    design = Design(rows, anchor)
+    params, current, iteration = newton(design, rows, ties, start, tol=tol, max_iter=max_iter)
+    _grad, info = _gradient_information(design, rows, params, ties)
+    inv = np.linalg.inv(info)
+    meat = _meat(design, rows, params, ties)
+    n_clusters = None if rows.cluster is None else len(np.unique(rows.cluster))
+    return Fit(
+        params=_full(params, anchor, rows.n_models),
+        information=info,
+        cov_model=_full_cov(inv, anchor, rows.n_models),
+        cov_sandwich=_full_cov(inv @ meat @ inv, anchor, rows.n_models),
+        loglik=current,
+        iterations=iteration,
+        n_clusters=n_clusters,
+    )
+
+
+def newton(
+    design: Design,
+    rows: Compressed,
+    ties: Ties,
+    start: np.ndarray | None,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 200,
+) -> tuple[np.ndarray, float, int]:
+    """Free parameters, log-likelihood and Newton steps taken (``design`` from
+    :class:`Design`, so that a bootstrap builds it once)."""
+    k = design.k
+    nw = rows.count * rows.weight
+    if start is not None:
+        params = start.astype(np.float64).copy()
+    else:
+        params = np.zeros(k + (1 if ties == "davidson" else 0))
+        if ties == "davidson":
+            share = float(np.sum(nw * (rows.outcome == 0.5)) / np.sum(nw))
+            params[k] = np.log(2.0 * share / (1.0 - share))
+    current = _total(design, rows, params, ties)
+    for iteration in range(1, max_iter + 1):
+        grad, info = _gradient_information(design, rows, params, ties)
+        try:
+            step = np.linalg.solve(info, grad)
+        except np.linalg.LinAlgError:
+            raise DataError(
+                "the Bradley-Terry information matrix is singular: a feature is constant or "
+                "a copy of another (or of the model codes); drop it."
+            ) from None
+        t = 1.0
+        while True:
+            trial = params + t * step
+            value = _total(design, rows, trial, ties)
+            if value >= current - 1e-12 * abs(current) or t < 1e-10:
+                break
+            t /= 2.0
+        params, current = trial, value
+        if float(np.max(np.abs(t * step), initial=0.0)) < tol:
+            return params, current, iteration
+    raise DataError(
+        f"the Bradley-Terry fit did not converge in {max_iter} Newton steps; some score "
+        "is probably infinite (a model, or a feature, that separates wins from losses)."
+    )
+
+
+def _gradient_information(
+    design: Design, rows: Compressed, params: np.ndarray, ties: Ties
+) -> tuple[np.ndarray, np.ndarray]:
+    k = design.k
+    nw = rows.count * rows.weight
+    theta = float(params[k]) if ties == "davidson" else None
+    _, sx, hxx, hxt, st, htt = _terms(design.times(params), rows.outcome, theta)
+    grad_x = design.t_times(nw * sx)
+    info_x = design.gram(nw * hxx)
+    if theta is None:
+        return grad_x, info_x
+    cross = design.t_times(nw * hxt)
+    info = np.block([[info_x, cross[:, None]], [cross[None, :], np.array([[np.sum(nw * htt)]])]])
+    return np.append(grad_x, np.sum(nw * st)), info
+
+
+def _meat(design: Design, rows: Compressed, params: np.ndarray, ties: Ties) -> np.ndarray:
+    """Sum of outer products of the battles' (or the clusters') scores."""
+    from scipy import sparse
+
+    k = design.k
+    theta = float(params[k]) if ties == "davidson" else None
+    _, sx, _, _, st, _ = _terms(design.times(params), rows.outcome, theta)
+    if rows.cluster is None:
+        v = rows.count * rows.weight**2
+        if theta is None:
+            return design.gram(v * sx**2)
+        cross = design.t_times(v * sx * st)
+        top = design.gram(v * sx**2)
+        return np.block([[top, cross[:, None]], [cross[None, :], np.array([[np.sum(v * st**2)]])]])
+    labels, g = np.unique(rows.cluster, return_inverse=True)
+    n_g = len(labels)
+    if n_g < 2:
+        raise DataError(
+            "the battles fall in one cluster: a cluster-robust covariance needs at least two "
+            "(e.g. several prompts); drop `clusters` or add battles on other prompts."
+        )
+    v = rows.count * rows.weight
+    members = sparse.csr_matrix((v, (g, np.arange(len(g)))), shape=(n_g, len(g)))
+    scores = (members @ sparse.diags(sx) @ design.sparse()).toarray()
+    if theta is not None:
+        scores = np.column_stack([scores, members @ st])
+    return np.asarray(n_g / (n_g - 1) * (scores.T @ scores), dtype=np.float64)
+
+
+def _full(params: np.ndarray, anchor: int, m: int) -> np.ndarray:
+    return np.insert(params, anchor, 0.0)
+
+
+def _full_cov(cov: np.ndarray, anchor: int, m: int) -> np.ndarray:
+    out = np.insert(np.insert(cov, anchor, 0.0, axis=0), anchor, 0.0, axis=1)
+    return out
+
+
+def check_estimable(rows: Compressed, models: tuple[str, ...], source: str) -> None:
+    """The maximum likelihood exists (all scores finite) only if every model both beats
+    and loses to the rest, in the strong-connectivity sense (Ford 1957): else a clear error.
+    """
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    m = rows.n_models
+    forward = rows.outcome > 0  # a took something from b
+    backward = rows.outcome < 1
+    src = np.concatenate([rows.a[forward], rows.b[backward]])
+    dst = np.concatenate([rows.b[forward], rows.a[backward]])
+    graph = sparse.csr_matrix((np.ones(len(src)), (src, dst)), shape=(m, m))
+    n_weak, weak = connected_components(graph, directed=True, connection="weak")
+    if n_weak > 1:
+        sizes = np.bincount(weak)
+        lonely = [models[i] for i in np.flatnonzero(weak != np.argmax(sizes))][:3]
+        raise DataError(
+            f"{source}: the models fall into {n_weak} groups that never met (e.g. "
+            f"{', '.join(map(repr, lonely))} never battled the largest group); scores across "
+            "groups are not comparable: add battles between the groups."
+        )
+    n_strong, strong = connected_components(graph, directed=True, connection="strong")
+    if n_strong > 1:
+        # a component with no edge leaving it never lost to the rest (or never won)
+        out = np.zeros(n_strong, dtype=bool)
+        out[strong[src[strong[src] != strong[dst]]]] = True
+        top = np.flatnonzero(~out)
+        names = [models[i] for i in np.flatnonzero(np.isin(strong, top))][:3]
+        raise DataError(
+            f"{source}: some models never lost to the others, or never won against them "
+            f"(e.g. {', '.join(map(repr, names))}), so their scores are infinite: add "
+            "battles they lost (or won), or drop them."
+        )

@@ -1,0 +1,300 @@
+r"""Bradley-Terry leaderboards from pairwise battles, with honest intervals.
+
+Examples
+--------
+>>> import numpy as np
+>>> from evalsig.arena import battles, bradley_terry
+>>> rng = np.random.default_rng(0)
+>>> strength = {"alpha": 0.8, "beta": 0.0, "gamma": -0.8}
+>>> names = list(strength)
+>>> a = rng.integers(0, 3, 3000); b = (a + rng.integers(1, 3, 3000)) % 3
+>>> p = 1 / (1 + np.exp(-np.array([strength[names[i]] - strength[names[j]] for i, j in zip(a, b)])))
+>>> data = battles([names[i] for i in a], [names[j] for j in b], (rng.random(3000) < p) * 1.0)
+>>> result = bradley_terry(data, scale="logit")
+>>> [row["model"] for row in result.to_dict()["rows"]]
+['alpha', 'beta', 'gamma']
+>>> result.rank_low.tolist(), result.rank_high.tolist()
+([1, 2, 3], [1, 2, 3])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import numpy as np
+
+from evalsig.arena.battles import Battles, compress
+from evalsig.arena.bootstrap import bootstrap_params
+from evalsig.arena.fit import Ties, check_estimable, fit
+from evalsig.arena.ranks import simultaneous_ranks
+from evalsig.arena.result import ELO_SCALE, ArenaResult, Covariate
+from evalsig.data.provenance import in_memory_origin, provenance
+from evalsig.errors import DataError
+from evalsig.inference._common import check_confidence_level, seeded
+
+__all__ = ["bradley_terry"]
+
+Scale = Literal["elo", "logit"]
+Interval = Literal["sandwich", "bootstrap"]
+
+
+def bradley_terry(
+    data: Battles,
+    /,
+    *,
+    ties: Ties = "half",
+    anchor: str | None = None,
+    scale: Scale = "elo",
+    covariates: Mapping[str, Sequence[float] | np.ndarray] | None = None,
+    interval: Interval = "sandwich",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    n_draws: int = 10_000,
+    rng: np.random.Generator | int | None = None,
+) -> ArenaResult:
+    r"""Bradley-Terry scores of the models in ``data`` with intervals, ranks and tie groups.
+
+    Parameters
+    ----------
+    data : Battles
+        From :func:`evalsig.arena.battles` or a reader of :mod:`evalsig.arena.readers`.
+    ties : {"half", "davidson"}
+        A tie as half a win for each side (Chatbot Arena), or Davidson's tie parameter
+        ``nu`` (reported as ``tie_parameter``).
+    anchor : str, optional
+        A model whose score is fixed at 0 (1000 on the Elo scale); default: scores sum to
+        zero (mean 1000 on the Elo scale).
+    scale : {"elo", "logit"}
+        ``"elo"``: ``400 / ln(10) * s + 1000``, Chatbot Arena's scale; ``"logit"``: ``s``.
+    covariates : mapping of name to array, optional
+        Per-battle feature differences (model a's minus model b's: answer length, markdown
+        headers...), fitted as ``P(a beats b) = sigmoid(s_a - s_b + beta . x)``: style
+        control. Default: the features ``data`` carries, if any.
+    interval : {"sandwich", "bootstrap"}
+        Sandwich covariance (cluster-robust when ``data`` has clusters), or a percentile
+        bootstrap over clusters (else battles) with one multinomial draw per resample
+        shared by every model.
+    confidence_level : float
+        Of the per-model intervals and of the simultaneous rank intervals.
+    n_resamples, n_draws : int
+        Bootstrap resamples; normal draws for the max-T critical value of the ranks.
+    rng : numpy.random.Generator, int or None
+        Seed of the draws (recorded in the result when an int).
+
+    Returns
+    -------
+    ArenaResult
+
+    Raises
+    ------
+    DataError
+        Models that never met, a model that never lost or never won (infinite score), an
+        unknown anchor, Davidson ties with no ties or fractional outcomes, bad covariates.
+
+    Notes
+    -----
+    The log-likelihood ``sum_i w_i [y_i log p_i + (1 - y_i) log(1 - p_i)]``,
+    ``p_i = sigmoid(s_{a_i} - s_{b_i} + beta . x_i)``, is maximised by Newton's method on
+    the compressed rows (:mod:`evalsig.arena.fit`). Standard errors are the sandwich
+    ``I^{-1} B I^{-1}``: with one battle per unit it is statsmodels' HC0; with clusters,
+    ``B`` sums the clusters' scores (times ``G / (G - 1)``). Ranks: max-T simultaneous
+    intervals of every pairwise difference (:mod:`evalsig.arena.ranks`).
+
+    References
+    ----------
+    Chiang, W.-L. et al. (2024). Chatbot Arena: an open platform for evaluating LLMs by
+    human preference. ICML.
+    """
+    level = check_confidence_level(confidence_level)
+    if ties not in ("half", "davidson"):
+        raise DataError(f"`ties` is {ties!r}; use 'half' or 'davidson'.")
+    if scale not in ("elo", "logit"):
+        raise DataError(f"`scale` is {scale!r}; use 'elo' or 'logit'.")
+    if interval not in ("sandwich", "bootstrap"):
+        raise DataError(f"`interval` is {interval!r}; use 'sandwich' or 'bootstrap'.")
+    for name, value, least in (("n_resamples", n_resamples, 100), ("n_draws", n_draws, 1000)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise DataError(f"`{name}` is {value!r}; use an integer of at least {least}.")
+    data = _with_covariates(data, covariates)
+    models = data.models
+    m = len(models)
+    if m < 2:
+        raise DataError(f"{data.source}: battles name one model ({models[0]!r}); need two.")
+    if anchor is not None and anchor not in models:
+        raise DataError(
+            f"`anchor` is {anchor!r}, which is not among the {m} models "
+            f"(e.g. {', '.join(map(repr, models[:3]))}); name one of them or pass None."
+        )
+    if ties == "davidson":
+        _check_davidson(data)
+    rows = compress(data)
+    check_estimable(rows, models, data.source)
+    ref = 0 if anchor is None else models.index(anchor)
+    fitted = fit(rows, ties=ties, anchor=ref)
+    p = 0 if data.features is None else data.features.shape[1]
+    transform = _transform(m, p + (1 if ties == "davidson" else 0), anchor is None)
+    factor = ELO_SCALE if scale == "elo" else 1.0
+    offset = 1000.0 if scale == "elo" else 0.0
+    params = transform @ fitted.params
+    generator, seed = seeded(rng)
+    boot_seed, rank_seed = np.random.SeedSequence(generator.integers(0, 2**63, 4)).spawn(2)
+    notes: list[str] = list(data.notes)
+    n_failed = 0
+    if interval == "bootstrap":
+        start = np.delete(fitted.params, ref)
+        draws, n_failed = bootstrap_params(
+            rows, start, ties=ties, anchor=ref, n_resamples=n_resamples,
+            seed=boot_seed,
+        )  # fmt: skip
+        draws = draws[np.all(np.isfinite(draws), axis=1)]
+        if len(draws) < 2:
+            raise DataError(
+                "no bootstrap resample had a finite fit (models with few battles drop out "
+                "of resamples); use interval='sandwich' or add battles."
+            )
+        full = np.insert(draws, ref, 0.0, axis=1) @ transform.T
+        cov = np.cov(full, rowvar=False)
+        alpha = 1.0 - level
+        low_q, high_q = np.quantile(full[:, :m], [alpha / 2, 1 - alpha / 2], axis=0)
+        low, high = offset + factor * low_q, offset + factor * high_q
+        if n_failed:
+            notes.append(
+                f"{n_failed:,} of {n_resamples:,} resamples had no finite fit (a model "
+                "without battles or wins in the resample) and were left out."
+            )
+        method = "bootstrap"
+    else:
+        cov = transform @ fitted.cov_sandwich @ transform.T
+        method = "cluster-robust sandwich" if fitted.n_clusters else "sandwich"
+    se = factor * np.sqrt(np.clip(np.diag(cov)[:m], 0.0, None))
+    score = offset + factor * params[:m]
+    if interval == "sandwich":
+        from scipy.special import ndtri
+
+        z = float(ndtri(0.5 + level / 2))
+        low, high = score - z * se, score + z * se
+    ranks = simultaneous_ranks(
+        params[:m], cov[:m, :m], confidence_level=level, n_draws=n_draws,
+        seed=rank_seed,
+    )  # fmt: skip
+    model_se = np.sqrt(np.clip(np.diag(transform @ fitted.cov_model @ transform.T), 0.0, None))
+    covariate_rows = tuple(
+        Covariate(
+            name=name,
+            estimate=float(params[m + j]),
+            se=float(math.sqrt(max(cov[m + j, m + j], 0.0))),
+            se_model=float(model_se[m + j]),
+        )
+        for j, name in enumerate(data.feature_names)
+    )
+    tie_parameter = None
+    if ties == "davidson":
+        log_nu, log_nu_se = params[m + p], math.sqrt(max(cov[m + p, m + p], 0.0))
+        tie_parameter = (float(np.exp(log_nu)), float(np.exp(log_nu) * log_nu_se))
+    if anchor is not None:
+        notes.append(f"scores are relative to {anchor!r}, fixed at {offset:g} (its se is 0).")
+    if ranks.critical_value and interval == "sandwich" and fitted.n_clusters is None:
+        notes.append(
+            "battles are treated as independent; give clusters (prompts) when several "
+            "battles share a prompt."
+        )
+    order = np.lexsort((np.array(models, dtype=str), ranks.rank))
+    n_battles = data.battles_per_model()
+    return ArenaResult(
+        models=tuple(models[i] for i in order),
+        score=score[order],
+        se=se[order],
+        ci_low=np.asarray(low)[order],
+        ci_high=np.asarray(high)[order],
+        rank=ranks.rank[order],
+        rank_low=ranks.low[order],
+        rank_high=ranks.high[order],
+        group=_renumber(ranks.group[order]),
+        n_battles=n_battles[order],
+        se_model=factor * model_se[:m][order],
+        ties=ties,
+        scale=scale,
+        anchor=anchor,
+        interval=method,
+        confidence_level=level,
+        critical_value=ranks.critical_value,
+        n_draws=n_draws,
+        n_resamples=n_resamples if interval == "bootstrap" else None,
+        total_battles=len(data),
+        n_rows=len(rows.count),
+        n_clusters=fitted.n_clusters,
+        covariates=covariate_rows,
+        tie_parameter=tie_parameter,
+        loglik=fitted.loglik,
+        iterations=fitted.iterations,
+        seed=seed,
+        notes=tuple(notes),
+        provenance=provenance([("battles", data.origin or in_memory_origin("Battles"))], seed=seed),
+        cov=(factor**2) * cov[:m, :m][np.ix_(order, order)],
+    )
+
+
+def _renumber(group: np.ndarray) -> np.ndarray:
+    """Tie groups numbered 1, 2, ... in the order they first appear."""
+    _, first, inverse = np.unique(group, return_index=True, return_inverse=True)
+    rank = np.argsort(np.argsort(first))
+    return (rank[inverse] + 1).astype(np.int64)
+
+
+def _transform(m: int, extra: int, sum_to_zero: bool) -> np.ndarray:
+    """Linear map of the anchored parameters to the reported ones (centring the scores)."""
+    t = np.eye(m + extra)
+    if sum_to_zero:
+        t[:m, :m] -= 1.0 / m
+    return t
+
+
+def _check_davidson(data: Battles) -> None:
+    odd = np.flatnonzero(~np.isin(data.outcome, (0.0, 0.5, 1.0)))
+    if len(odd):
+        raise DataError(
+            f"{data.source}: Davidson ties need outcomes 0, 0.5 or 1; battle {odd[0]} has "
+            f"{float(data.outcome[odd[0]])!r}. Use ties='half' for fractional preferences."
+        )
+    if not np.any(data.outcome == 0.5):
+        raise DataError(
+            f"{data.source}: there are no ties, so Davidson's tie parameter is 0 and "
+            "cannot be estimated; use ties='half'."
+        )
+
+
+def _with_covariates(
+    data: Battles, covariates: Mapping[str, Sequence[float] | np.ndarray] | None
+) -> Battles:
+    if covariates is None:
+        return data
+    from evalsig.arena.battles import battles as make
+
+    if not isinstance(covariates, Mapping) or not covariates:
+        raise DataError(
+            "`covariates` must map names to per-battle differences, e.g. {'length': len_a - len_b}."
+        )
+    names = list(covariates)
+    columns = []
+    for name in names:
+        column = np.asarray(covariates[name], dtype=np.float64)
+        if column.shape != (len(data),):
+            raise DataError(
+                f"`covariates[{name!r}]` has shape {column.shape}; give one value per "
+                f"battle ({len(data)})."
+            )
+        columns.append(column)
+    return make(
+        np.array(data.models, dtype=object)[data.model_a],
+        np.array(data.models, dtype=object)[data.model_b],
+        data.outcome,
+        weights=data.weight,
+        clusters=data.cluster,
+        features=np.column_stack(columns),
+        feature_names=names,
+        source=data.source,
+        notes=data.notes,
+        origin=data.origin,
+    )

@@ -1,0 +1,125 @@
+"""``evalsig arena FILE``: a Bradley-Terry leaderboard from pairwise battles, with honest
+intervals, rank intervals and tie groups."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.options import Format, Output
+from evalsig.cli.output import emit
+
+__all__ = ["arena_command"]
+
+
+class FormatIn(str, Enum):
+    auto = "auto"
+    fastchat = "fastchat"
+    arena_hard = "arena-hard"
+    alpaca_eval = "alpaca-eval"
+
+
+class Ties(str, Enum):
+    half = "half"
+    davidson = "davidson"
+
+
+class Scale(str, Enum):
+    elo = "elo"
+    logit = "logit"
+
+
+class Interval(str, Enum):
+    sandwich = "sandwich"
+    bootstrap = "bootstrap"
+
+
+def _check_level(value: float) -> float:
+    if not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
+    return value
+
+
+@command("arena", example="evalsig arena clean_battle.json --ties davidson --elo")
+def arena_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            help="A battle log: FastChat / Chatbot Arena battles (JSON or JSON Lines), "
+            "arena-hard-auto judgments (a .jsonl or its folder), or AlpacaEval annotations."
+        ),
+    ],
+    format_in: Annotated[
+        FormatIn, typer.Option("--format-in", help="The log's format (default: detected).")
+    ] = FormatIn.auto,
+    ties: Annotated[
+        Ties, typer.Option(help="half: a tie is half a win each way; davidson: a tie parameter.")
+    ] = Ties.half,
+    elo: Annotated[
+        bool, typer.Option("--elo", help="Also show online Elo (K-factor; order-dependent).")
+    ] = False,
+    k_factor: Annotated[float, typer.Option("--k", min=0.0, help="K-factor of --elo.")] = 4.0,
+    scale: Annotated[Scale, typer.Option(help="Elo scale (400/ln10 * s + 1000) or logit.")] = (
+        Scale.elo
+    ),
+    anchor: Annotated[
+        str | None, typer.Option(help="A model fixed at 1000 (default: scores average 1000).")
+    ] = None,
+    interval: Annotated[
+        Interval, typer.Option(help="sandwich (cluster-robust by prompt when known) or bootstrap.")
+    ] = Interval.sandwich,
+    baseline: Annotated[
+        str | None, typer.Option(help="arena-hard: the baseline model (default gpt-4-0314).")
+    ] = None,
+    style: Annotated[
+        bool, typer.Option("--style", help="FastChat: control for answer length.")
+    ] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option(help="FastChat: a field whose equal values share a prompt (question_id)."),
+    ] = None,
+    confidence_level: Annotated[
+        float, typer.Option(help="Confidence level of the intervals.", callback=_check_level)
+    ] = 0.95,
+    resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 1000,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """Bradley-Terry scores of the models in FILE, with intervals, simultaneous rank
+    intervals and tie groups.
+
+    Battles on one prompt (arena-hard questions, AlpacaEval instructions) are clustered,
+    so the intervals account for prompts shared by battles.
+    """
+    from evalsig.arena import bradley_terry
+    from evalsig.arena import elo as online_elo
+    from evalsig.arena.readers import read_battles
+    from evalsig.report import arena as views
+
+    if k_factor <= 0:
+        raise typer.BadParameter("--k must be positive, e.g. 4.")
+    with data_errors():
+        data = read_battles(
+            file, format=format_in.value, baseline=baseline, style=style, cluster=cluster
+        )
+        result = bradley_terry(
+            data,
+            ties=ties.value,
+            anchor=anchor,
+            scale=scale.value,
+            interval=interval.value,
+            confidence_level=confidence_level,
+            n_resamples=resamples,
+            rng=seed,
+        )
+        if elo:
+            result = result.with_online_elo(online_elo(data, k=k_factor))
+        document = result.to_dict()
+    emit(
+        document, output_format, output,
+        text=views.as_text, markdown=views.as_markdown, title="arena leaderboard",
+    )  # fmt: skip

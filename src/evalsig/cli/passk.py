@@ -1,0 +1,223 @@
+"""``evalsig pass-at-k FILE [CANDIDATE]``: pass@k, pass^k or majority@k per k, with intervals
+for one model or a paired test of two."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.compare import Alternative
+from evalsig.cli.options import (
+    Filter,
+    Format,
+    IdColumn,
+    InputFormat,
+    KeyColumn,
+    Metric,
+    MismatchPolicy,
+    MissingPolicy,
+    OnMismatch,
+    OnMissing,
+    Output,
+    RunColumn,
+    ScoreColumn,
+    Separator,
+    Task,
+    TaskColumn,
+    Where,
+    parse_where,
+    read_options,
+)
+from evalsig.cli.output import emit
+from evalsig.cli.stdin import as_given, stdin_paths
+
+__all__ = ["pass_at_k_command"]
+
+
+class Estimator(str, Enum):
+    pass_at_k = "pass@k"
+    pass_hat_k = "pass^k"
+    majority_at_k = "majority@k"
+
+
+class Interval(str, Enum):
+    t = "t"
+    bootstrap = "bootstrap"
+
+
+class Method(str, Enum):
+    paired_t = "paired-t"
+    permutation = "permutation"
+    bootstrap = "bootstrap"
+
+
+class TooFew(str, Enum):
+    error = "error"
+    drop = "drop"
+
+
+class Ties(str, Enum):
+    half = "half"
+    fail = "fail"
+
+
+def _check_level(value: float) -> float:
+    if not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
+    return value
+
+
+@command("pass-at-k", example="evalsig pass-at-k logs/base.eval logs/cand.eval --k 1 --k 5")
+def pass_at_k_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            help="Results with several samples (runs: epochs, repeats, a run column) per task: "
+            "a file, a folder, a quoted glob, or - (stdin)."
+        ),
+    ],
+    candidate: Annotated[
+        str | None,
+        typer.Argument(help="A second model's results on the same tasks: a paired test per k."),
+    ] = None,
+    ks: Annotated[
+        list[int] | None,
+        typer.Option("--k", min=1, help="Samples per attempt (repeatable); default 1."),
+    ] = None,
+    estimator: Annotated[
+        Estimator,
+        typer.Option(help="pass@k: some of k correct; pass^k: all k; majority@k: most of k."),
+    ] = Estimator.pass_at_k,
+    interval: Annotated[
+        Interval | None,
+        typer.Option(help="One model: t over tasks (default) or bootstrap over tasks."),
+    ] = None,
+    method: Annotated[
+        Method | None,
+        typer.Option(help="Two models: paired-t (default), permutation or bootstrap over tasks."),
+    ] = None,
+    alternative: Annotated[
+        Alternative | None,
+        typer.Option(help="Two models: greater means the candidate is better."),
+    ] = None,
+    confidence_level: Annotated[
+        float, typer.Option(help="Confidence level of the intervals.", callback=_check_level)
+    ] = 0.95,
+    too_few_samples: Annotated[
+        TooFew,
+        typer.Option(help="Tasks with fewer than k samples: error, or drop them from that k."),
+    ] = TooFew.error,
+    ties: Annotated[
+        Ties, typer.Option(help="majority@k, even k: a tie counts half or as a failure.")
+    ] = Ties.half,
+    resamples: Annotated[
+        int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
+    ] = 10_000,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    key_column: KeyColumn = None,
+    where: Where = None,
+    baseline_where: Annotated[
+        list[str] | None, typer.Option(help="Like --where, for FILE only (e.g. model=base).")
+    ] = None,
+    candidate_where: Annotated[
+        list[str] | None, typer.Option(help="Like --where, for CANDIDATE only.")
+    ] = None,
+    task: Task = None,
+    task_column: TaskColumn = None,
+    metric: Metric = None,
+    filter_name: Filter = None,
+    input_format: InputFormat = "auto",
+    separator: Separator = None,
+    skip_bad_lines: Annotated[
+        bool, typer.Option(help="Skip malformed records (the result records how many).")
+    ] = False,
+    on_missing: MissingPolicy = OnMissing.error,
+    on_mismatch: MismatchPolicy = OnMismatch.error,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """pass@k (pass^k, majority@k) of FILE per --k, with intervals over tasks; with
+    CANDIDATE, a paired test of the two models per --k.
+
+    Scores must be 0/1; the runs of each task (Inspect epochs, lm-eval repeats, a --run
+    column) are its samples, and tasks may have different numbers of them.
+    """
+    from evalsig.data import load
+    from evalsig.passk import compare_pass_at_k, pass_at_k
+    from evalsig.report import passk as views
+
+    if candidate is None:
+        for name, value in (("--method", method), ("--alternative", alternative)):
+            if value is not None:
+                raise typer.BadParameter(f"{name} is for a paired test: give CANDIDATE too.")
+        if candidate_where:
+            raise typer.BadParameter("--candidate-where needs CANDIDATE.")
+    elif interval is not None:
+        raise typer.BadParameter("--interval is for one model; with CANDIDATE use --method.")
+    read = read_options(
+        id_column=id_column,
+        score_column=score_column,
+        run_column=run_column,
+        key_column=key_column,
+        task=task,
+        task_column=task_column,
+        metric=metric,
+        filter_name=filter_name,
+        input_format=input_format,
+        separator=separator,
+    )
+    shared = parse_where(where)
+    given = [file] if candidate is None else [file, candidate]
+    common: dict[str, Any] = {
+        "estimator": estimator.value,
+        "confidence_level": confidence_level,
+        "too_few_samples": too_few_samples.value,
+        "ties": ties.value,
+        "n_resamples": resamples,
+        "rng": seed,
+    }
+    with data_errors(), stdin_paths(given, input_format) as paths:
+        tables = [
+            load(
+                path,
+                name=side,
+                where=(shared | parse_where(extra)) or None,
+                skip_bad_lines=skip_bad_lines,
+                **read,
+            )
+            for path, side, extra in zip(
+                paths,
+                ("scores",) if candidate is None else ("baseline", "candidate"),
+                (baseline_where, candidate_where),
+                strict=False,
+            )
+        ]
+        if candidate is None:
+            document = pass_at_k(
+                tables[0],
+                ks or [1],
+                interval=(interval or Interval.t).value,
+                **common,
+            ).to_dict()
+            text, markdown, title = views.estimates_text, views.estimates_markdown, "pass@k"
+        else:
+            document = compare_pass_at_k(
+                tables[0],
+                tables[1],
+                ks or [1],
+                method=(method or Method.paired_t).value,
+                alternative=(alternative or Alternative.two_sided).value,
+                on_missing=on_missing.value,
+                on_mismatch=on_mismatch.value,
+                **common,
+            ).to_dict()
+            text, markdown = views.comparison_text, views.comparison_markdown
+            title = "pass@k comparison"
+        document = as_given(document)
+    emit(document, output_format, output, text=text, markdown=markdown, title=title)

@@ -1,0 +1,181 @@
+"""``evalsig score FILE...``: each model's mean score with an honest interval, one row per
+file and task."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from evalsig.cli.app import OutputFormat, command, data_errors, fail, failure_line, note
+from evalsig.cli.options import (
+    ClusterColumn,
+    Filter,
+    Format,
+    IdColumn,
+    InputFormat,
+    KeyColumn,
+    Metric,
+    Output,
+    RunColumn,
+    ScoreColumn,
+    Separator,
+    Task,
+    TaskColumn,
+    Where,
+    read_options,
+)
+from evalsig.cli.output import emit
+from evalsig.cli.stdin import stdin_paths
+
+__all__ = ["score_command"]
+
+
+class Method(str, Enum):
+    auto = "auto"
+    wilson = "wilson"
+    wilson_cc = "wilson-cc"
+    clopper_pearson = "clopper-pearson"
+    jeffreys = "jeffreys"
+    agresti_coull = "agresti-coull"
+    bayes = "bayes"
+    t = "t"
+    bootstrap = "bootstrap"
+    cluster = "cluster"
+
+
+def _check_level(value: float) -> float:
+    if not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
+    return value
+
+
+def _check_prior(value: tuple[float, float] | None) -> tuple[float, float] | None:
+    if value is not None and not all(v > 0 for v in value):
+        raise typer.BadParameter(
+            f"the Beta(A, B) prior needs two positive numbers, e.g. 1 1; got {value[0]:g} "
+            f"{value[1]:g}."
+        )
+    return value
+
+
+@command("score", example="evalsig score results.jsonl --id doc_id --score acc")
+def score_command(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Results of one model each: a file, a folder or a quoted glob (its files "
+            "become runs), or - (stdin). One row per file and task."
+        ),
+    ],
+    id_column: IdColumn = None,
+    score_column: ScoreColumn = None,
+    run_column: RunColumn = None,
+    cluster_column: ClusterColumn = None,
+    key_column: KeyColumn = None,
+    where: Where = None,
+    task: Task = None,
+    task_column: TaskColumn = None,
+    metric: Metric = None,
+    filter_name: Filter = None,
+    input_format: InputFormat = "auto",
+    separator: Separator = None,
+    method: Annotated[
+        Method,
+        typer.Option(
+            help="Interval; auto picks by data shape (Clopper-Pearson below 1,000 items of "
+            "one 0/1 run, Wilson from there; t on per-item means for runs or continuous "
+            "scores; CR2 with --cluster)."
+        ),
+    ] = Method.auto,
+    confidence_level: Annotated[
+        float, typer.Option(help="Confidence level of the interval.", callback=_check_level)
+    ] = 0.95,
+    prior: Annotated[
+        tuple[float, float] | None,
+        typer.Option(
+            metavar="A B",
+            help="Beta(A, B) prior of --method bayes (default 1 1, uniform).",
+            callback=_check_prior,
+        ),
+    ] = None,
+    resamples: Annotated[
+        int, typer.Option(min=100, help="Resamples for --method bootstrap.")
+    ] = 10_000,
+    seed: Annotated[int | None, typer.Option(min=0, help="Random seed (bootstrap).")] = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """Each model's mean score with a confidence interval that covers honestly."""
+    from evalsig.data import load_tasks
+    from evalsig.score import score
+
+    read = read_options(
+        id_column=id_column,
+        score_column=score_column,
+        run_column=run_column,
+        cluster_column=cluster_column,
+        key_column=key_column,
+        where=where,
+        task=task,
+        task_column=task_column,
+        metric=metric,
+        filter_name=filter_name,
+        input_format=input_format,
+        separator=separator,
+    )
+    with data_errors(), stdin_paths(paths, input_format) as read_paths:
+        results = [
+            score(
+                table,
+                method=method.value,
+                confidence_level=confidence_level,
+                prior=prior,
+                n_resamples=resamples,
+                rng=seed,
+            ).to_dict()
+            for path in read_paths
+            for table in load_tasks(path, **read).values()
+        ]
+    _render(results, output_format, output)
+
+
+def _render(
+    results: Sequence[Mapping[str, Any]], output_format: OutputFormat, output: Path | None
+) -> None:
+    """One score as its full view; several as a table (HTML: one section each; JSON: a list)."""
+    from evalsig.report import score as views
+
+    if len(results) == 1:
+        emit(
+            results[0],
+            output_format,
+            output,
+            text=views.as_text,
+            markdown=views.as_markdown,
+            style="bold",
+            title="Score",
+        )
+        return
+    if output_format is OutputFormat.json:
+        rendered = json.dumps(list(results), indent=2, allow_nan=False)
+    elif output_format is OutputFormat.markdown:
+        rendered = views.table_markdown(results)
+    elif output_format is OutputFormat.html:
+        from evalsig.report.html import page
+
+        rendered = page(results, title="Scores")
+    else:
+        rendered = views.table_text(results)
+    if output is None:
+        typer.echo(rendered)
+        return
+    try:
+        output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write the output: {failure_line(exc)}")
+    note(f"wrote {output}")

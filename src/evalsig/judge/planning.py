@@ -1,0 +1,246 @@
+r"""How many human labels a judge correction needs, from the judge's correlation with humans.
+
+With ``N`` judge-scored unlabeled items, human SD :math:`\sigma_h`, judge SD
+:math:`\sigma_j` and correlation :math:`\rho`, the PPI variance with ``n`` labels is
+
+.. math:: V(n) = \frac{\sigma_h^2 - 2\lambda\rho\sigma_h\sigma_j + \lambda^2\sigma_j^2}{n}
+   + \frac{\lambda^2\sigma_j^2}{N}.
+
+Plain PPI has :math:`\lambda = 1`, so :math:`V(n) \le v` when
+:math:`n \ge \mathrm{Var}(h - j) / (v - \sigma_j^2/N)`. PPI++ uses the best
+:math:`\lambda = c/(1 + n/N)`, :math:`c = \rho\sigma_h/\sigma_j` (clipped to [0, 1]);
+unclipped this gives :math:`V(n) = \sigma_h^2 (1 - \rho^2 N/(N + n)) / n`, and
+:math:`V(n) \le v` is the quadratic :math:`n^2 + (N - s) n - s N (1 - \rho^2) \ge 0` with
+:math:`s = \sigma_h^2 / v` (the labels the human-only mean needs), so
+
+.. math:: n = \tfrac12\left[s - N + \sqrt{(N - s)^2 + 4 s N (1 - \rho^2)}\right].
+
+The target variance is :math:`v = (w/z)^2` for an interval half-width ``w``, or
+:math:`v = (\delta / (z_{1-\alpha} + z_{\text{power}}))^2` to detect a difference
+:math:`\delta` (:math:`z_{1-\alpha/2}` when two-sided).
+
+References
+----------
+Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2024). PPI++: Efficient prediction-powered
+inference. arXiv:2311.01453.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from scipy import special
+
+from evalsig._json import SCHEMA_VERSION
+from evalsig.errors import DataError
+from evalsig.inference._common import Alternative, check_alternative, check_confidence_level
+
+__all__ = ["LabelPlan", "labels_for_half_width", "labels_for_power", "ppi_variance"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LabelPlan:
+    """Human labels needed for a target precision (JSON kind ``"judge-plan"``)."""
+
+    n_labels: int | None
+    """Labels PPI (or PPI++) needs; None when no number suffices (see notes)."""
+    n_classical: int
+    """Labels the human-only mean needs for the same precision."""
+    lambda_: float | None
+    """The judge's weight at ``n_labels`` (PPI++ tuned; PPI 1)."""
+    target_se: float
+    n_unlabeled: int
+    correlation: float
+    human_sd: float
+    judge_sd: float
+    method: str
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "judge-plan",
+            "schema_version": SCHEMA_VERSION,
+            "n_labels": self.n_labels,
+            "n_classical": self.n_classical,
+            "lambda": self.lambda_,
+            "target_se": self.target_se,
+            "n_unlabeled": self.n_unlabeled,
+            "correlation": self.correlation,
+            "human_sd": self.human_sd,
+            "judge_sd": self.judge_sd,
+            "method": self.method,
+            "notes": list(self.notes),
+        }
+
+    def __str__(self) -> str:
+        needed = "no finite number of" if self.n_labels is None else f"{self.n_labels:,}"
+        lines = [
+            f"{needed} human labels ({self.method}, {self.n_unlabeled:,} judge-scored items, "
+            f"correlation {self.correlation:.3g}) for a standard error of {self.target_se:.4g}; "
+            f"the human labels alone would need {self.n_classical:,}.",
+        ]
+        return "\n".join(lines + [f"note: {note}" for note in self.notes])
+
+
+def ppi_variance(
+    n: float,
+    *,
+    n_unlabeled: int,
+    correlation: float,
+    human_sd: float,
+    judge_sd: float,
+    tuned: bool = True,
+) -> tuple[float, float]:
+    """``(V(n), lambda)``: the PPI variance with ``n`` labels (see the module), lambda tuned
+    and clipped to [0, 1] for PPI++, 1 for PPI."""
+    big_n = n_unlabeled
+    if tuned:
+        lam = min(max(correlation * human_sd / judge_sd / (1.0 + n / big_n), 0.0), 1.0)
+    else:
+        lam = 1.0
+    residual = human_sd**2 - 2 * lam * correlation * human_sd * judge_sd + lam**2 * judge_sd**2
+    return residual / n + lam**2 * judge_sd**2 / big_n, lam
+
+
+def labels_for_half_width(
+    half_width: float,
+    /,
+    *,
+    n_unlabeled: int,
+    correlation: float,
+    human_sd: float,
+    judge_sd: float | None = None,
+    confidence_level: float = 0.95,
+    tuned: bool = True,
+) -> LabelPlan:
+    """Human labels for a two-sided interval no wider than ``estimate +/- half_width``.
+
+    Parameters
+    ----------
+    half_width : float
+        The interval's target half-width, on the scale of the scores.
+    n_unlabeled : int
+        Items only the judge scores.
+    correlation : float
+        Of the judge's and the humans' scores per item (from a pilot).
+    human_sd, judge_sd : float
+        Per-item SDs of the human and judge scores (``sqrt(p (1 - p))`` for 0/1 labels of
+        rate ``p``); ``judge_sd`` defaults to ``human_sd``.
+    confidence_level : float
+    tuned : bool
+        PPI++ (True) or plain PPI.
+
+    Examples
+    --------
+    >>> plan = labels_for_half_width(0.03, n_unlabeled=5000, correlation=0.8, human_sd=0.5)
+    >>> plan.n_labels, plan.n_classical
+    (440, 1068)
+    """
+    level = check_confidence_level(confidence_level)
+    if not half_width > 0 or not math.isfinite(half_width):
+        raise DataError(f"`half_width` must be a positive number; got {half_width!r}.")
+    z = float(special.ndtri(0.5 + level / 2.0))
+    return _plan(half_width / z, n_unlabeled, correlation, human_sd, judge_sd, tuned)
+
+
+def labels_for_power(
+    effect: float,
+    /,
+    *,
+    n_unlabeled: int,
+    correlation: float,
+    human_sd: float,
+    judge_sd: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: Alternative = "two-sided",
+    tuned: bool = True,
+) -> LabelPlan:
+    """Human labels to detect a difference ``effect`` with the given power (z-test).
+
+    For a paired difference, pass the SDs and correlation of the per-item differences.
+
+    Examples
+    --------
+    >>> plan = labels_for_power(0.05, n_unlabeled=4000, correlation=0.7, human_sd=0.6)
+    >>> plan.n_labels < plan.n_classical
+    True
+    """
+    if not (isinstance(effect, (int, float)) and effect != 0 and math.isfinite(effect)):
+        raise DataError(f"`effect` must be a non-zero number; got {effect!r}.")
+    for name, value in (("alpha", alpha), ("power", power)):
+        if not 0.0 < value < 1.0:
+            raise DataError(f"`{name}` must lie strictly between 0 and 1; got {value!r}.")
+    side = check_alternative(alternative)
+    tail = alpha / 2.0 if side == "two-sided" else alpha
+    spread = float(special.ndtri(1.0 - tail) + special.ndtri(power))
+    return _plan(abs(effect) / spread, n_unlabeled, correlation, human_sd, judge_sd, tuned)
+
+
+def _plan(
+    target_se: float,
+    n_unlabeled: int,
+    correlation: float,
+    human_sd: float,
+    judge_sd: float | None,
+    tuned: bool,
+) -> LabelPlan:
+    big_n = n_unlabeled
+    if isinstance(big_n, bool) or not isinstance(big_n, int) or big_n < 1:
+        raise DataError(f"`n_unlabeled` must be a positive whole number; got {big_n!r}.")
+    if not -1.0 <= correlation <= 1.0:
+        raise DataError(f"`correlation` must lie in [-1, 1]; got {correlation!r}.")
+    sd_j = human_sd if judge_sd is None else judge_sd
+    for name, value in (("human_sd", human_sd), ("judge_sd", sd_j)):
+        if not (value > 0 and math.isfinite(value)):
+            raise DataError(f"`{name}` must be a positive number; got {value!r}.")
+    v = target_se**2
+    s = human_sd**2 / v
+    notes: list[str] = []
+    n: float | None
+    if tuned:
+        n = 0.5 * (s - big_n + math.sqrt((big_n - s) ** 2 + 4 * s * big_n * (1 - correlation**2)))
+        if correlation <= 0:
+            n = s
+            notes.append("the judge does not correlate positively: lambda = 0 (humans only).")
+        elif correlation * human_sd / sd_j / (1.0 + n / big_n) > 1.0:
+            n = _plain(v, big_n, correlation, human_sd, sd_j)  # lambda clipped at 1
+    else:
+        n = _plain(v, big_n, correlation, human_sd, sd_j)
+    if n is None:
+        notes.append(
+            f"the judge's own noise on {big_n:,} items (SD {sd_j:.4g} / sqrt(N)) exceeds the "
+            "target with lambda = 1: add unlabeled items, or use PPI++ (tuned)."
+        )
+        n_labels, lam = None, (1.0 if not tuned else None)
+    else:
+        n_labels = max(math.ceil(n - 1e-9 * max(n, 1.0)), 1)
+        lam = ppi_variance(
+            n_labels,
+            n_unlabeled=big_n,
+            correlation=correlation,
+            human_sd=human_sd,
+            judge_sd=sd_j,
+            tuned=tuned,
+        )[1]
+    return LabelPlan(
+        n_labels=n_labels,
+        n_classical=math.ceil(s - 1e-9 * s),
+        lambda_=lam,
+        target_se=target_se,
+        n_unlabeled=big_n,
+        correlation=correlation,
+        human_sd=human_sd,
+        judge_sd=sd_j,
+        method="ppi++" if tuned else "ppi",
+        notes=tuple(notes),
+    )
+
+
+def _plain(v: float, big_n: int, rho: float, sd_h: float, sd_j: float) -> float | None:
+    room = v - sd_j**2 / big_n
+    if room <= 0:
+        return None
+    return (sd_h**2 - 2 * rho * sd_h * sd_j + sd_j**2) / room

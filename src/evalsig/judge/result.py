@@ -1,0 +1,193 @@
+"""The result of a judge correction: :class:`JudgeResult` (JSON kind ``"judge"``)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from scipy import special
+
+from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.data.provenance import Provenance
+from evalsig.inference._common import (
+    Alternative,
+    ConfidenceInterval,
+    check_alternative,
+    check_confidence_level,
+)
+
+if TYPE_CHECKING:
+    from evalsig.report.summary import Summary
+
+__all__ = ["JudgeMethod", "JudgeResult", "NormalEstimate", "normal_interval"]
+
+JudgeMethod = Literal["ppi++", "ppi", "rogan-gladen"]
+"""PPI++ (power-tuned lambda), plain PPI (lambda = 1), or the Rogan-Gladen correction."""
+
+
+def normal_interval(
+    estimate: float,
+    se: float,
+    confidence_level: float,
+    alternative: Alternative = "two-sided",
+    bounds: tuple[float, float] | None = None,
+) -> ConfidenceInterval:
+    """``estimate -/+ z se`` (z of the normal at the level; one-sided: one bound infinite),
+    clipped to ``bounds`` when given."""
+    level = check_confidence_level(confidence_level)
+    tail = 1.0 - level if alternative != "two-sided" else (1.0 - level) / 2.0
+    z = float(special.ndtri(1.0 - tail))
+    low = estimate - z * se if alternative != "less" else -math.inf
+    high = estimate + z * se if alternative != "greater" else math.inf
+    if bounds is not None:
+        low, high = min(max(low, bounds[0]), bounds[1]), max(min(high, bounds[1]), bounds[0])
+    return ConfidenceInterval(low=low, high=high, confidence_level=level)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NormalEstimate:
+    """An estimate with its standard error and normal interval (for comparison rows)."""
+
+    estimate: float
+    se: float
+    ci: ConfidenceInterval
+
+    def to_dict(self, where: str, nulls: dict[str, str]) -> dict[str, Any]:
+        return {
+            "estimate": json_safe(self.estimate, f"{where}.estimate", nulls, "undefined"),
+            "se": json_safe(self.se, f"{where}.se", nulls, "undefined"),
+            "ci": _ci_dict(self.ci, f"{where}.ci", nulls),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgeResult:
+    """A judge's scores corrected with human labels: the estimate, its interval, and the
+    judge-only and human-only estimates beside it for comparison.
+
+    ``estimate`` is the mean human score (``ppi_mean``), the candidate's minus the
+    baseline's mean human score (``ppi_paired_difference``), or the prevalence of positives
+    (``rogan_gladen``). ``naive`` is the judge alone (biased when the judge is); ``classical``
+    the human labels alone (unbiased, wider).
+    """
+
+    estimate: float
+    se: float
+    ci: ConfidenceInterval
+    method: JudgeMethod
+    estimand: str
+    lambda_: float | None
+    """The weight of the judge's scores (PPI++: power-tuned in [0, 1]; PPI: 1)."""
+    n_labeled: int | None
+    n_unlabeled: int
+    n_clusters: int | None = None
+    naive: NormalEstimate
+    classical: NormalEstimate | None = None
+    statistic: float | None = None
+    pvalue: float | None = None
+    """For a difference: the z-test of no difference, on the side of ``alternative``."""
+    alternative: Alternative = "two-sided"
+    baseline: str | None = None
+    candidate: str | None = None
+    bounds: tuple[float, float] | None = None
+    """Natural limits the interval is clipped to (a prevalence lies in [0, 1])."""
+    notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
+
+    @property
+    def confidence_level(self) -> float:
+        return self.ci.confidence_level
+
+    def confidence_interval(
+        self, confidence_level: float = 0.95, *, alternative: Alternative | None = None
+    ) -> ConfidenceInterval:
+        """The interval at another level (and, if given, for another side)."""
+        side = self.alternative if alternative is None else check_alternative(alternative)
+        return normal_interval(self.estimate, self.se, confidence_level, side, self.bounds)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Strict-JSON-safe fields: NaN and infinities become null, explained in ``nulls``."""
+        nulls: dict[str, str] = {}
+        if self.pvalue is None:
+            nulls["pvalue"] = "no test: an estimate of one quantity, not a difference"
+        if self.lambda_ is None:
+            nulls["lambda"] = "not a prediction-powered estimate"
+        if self.classical is None:
+            nulls["classical"] = "no human labels were given"
+        return {
+            "kind": "judge",
+            "schema_version": SCHEMA_VERSION,
+            "estimate": json_safe(self.estimate, "estimate", nulls, "undefined"),
+            "estimand": self.estimand,
+            "se": json_safe(self.se, "se", nulls, "undefined"),
+            "ci": _ci_dict(self.ci, "ci", nulls),
+            "method": self.method,
+            "lambda": self.lambda_,
+            "n_labeled": self.n_labeled,
+            "n_unlabeled": self.n_unlabeled,
+            "n_clusters": self.n_clusters,
+            "naive": self.naive.to_dict("naive", nulls),
+            "classical": None
+            if self.classical is None
+            else self.classical.to_dict("classical", nulls),
+            "statistic": json_safe(self.statistic, "statistic", nulls, "undefined"),
+            "pvalue": json_safe(self.pvalue, "pvalue", nulls, "undefined"),
+            "alternative": self.alternative,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "bounds": None if self.bounds is None else list(self.bounds),
+            "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
+            "nulls": nulls,
+        }
+
+    def to_frame(self) -> Any:
+        """One row per estimator (judge only, humans only, corrected): estimate, se,
+        ci_low, ci_high (NaN where the JSON has null; +/-inf for a one-sided open side)."""
+        from evalsig._frame import data_frame, floats
+
+        rows = [("judge only", self.naive), ("humans only", self.classical)]
+        rows.append((self.method, NormalEstimate(estimate=self.estimate, se=self.se, ci=self.ci)))
+        kept = [(name, row) for name, row in rows if row is not None]
+        return data_frame(
+            {
+                "estimator": [name for name, _ in kept],
+                "estimate": floats(row.estimate for _, row in kept),
+                "se": floats(row.se for _, row in kept),
+                "ci_low": floats(row.ci.low for _, row in kept),
+                "ci_high": floats(row.ci.high for _, row in kept),
+            },
+            attrs={"estimand": self.estimand, "lambda": self.lambda_},
+        )
+
+    def summary(self) -> Summary:
+        """The result as a two-column table (``.as_text()``, ``.as_latex()``, ...)."""
+        from evalsig.report.judge import summary
+
+        return summary(self.to_dict())
+
+    def __str__(self) -> str:
+        from evalsig.report.judge import as_text
+
+        return as_text(self.to_dict())
+
+    def _repr_markdown_(self) -> str:
+        from evalsig.report.judge import as_markdown
+
+        return as_markdown(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        from evalsig.report.html import fragment
+        from evalsig.report.judge import register
+
+        register()
+        return fragment(self.to_dict())
+
+
+def _ci_dict(ci: ConfidenceInterval, where: str, nulls: dict[str, str]) -> dict[str, Any]:
+    return {
+        "low": json_safe(ci.low, f"{where}.low", nulls, "one-sided interval"),
+        "high": json_safe(ci.high, f"{where}.high", nulls, "one-sided interval"),
+        "confidence_level": ci.confidence_level,
+    }

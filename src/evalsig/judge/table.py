@@ -1,0 +1,274 @@
+"""A judge's scores and human labels from one table (CSV, TSV, JSON Lines or JSON; also
+gzip-compressed): one row per judged item (or per judge sample of an item), a judge
+column, a human column that is empty (or null) where no human labeled the item, and
+optionally item id, cluster and model columns.
+
+Rows with the same item id are one item: its judge scores are several samples (averaged),
+its human labels must agree. For a paired difference the model column names which model
+each row scores; every item needs both models' rows.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalsig.data.readers.base import open_text, read_bytes
+from evalsig.data.readers.delimited import choose_separator, header_problem
+from evalsig.data.readers.streams import default_cap
+from evalsig.data.readers.tabular import loads, suffix
+from evalsig.errors import DataError, FormatError, examples
+
+__all__ = ["JudgeTable", "Side", "read_judge_table"]
+
+_TRUE, _FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
+
+
+@dataclass(slots=True)
+class Side:
+    """One model's items: judge samples and human label of each, in first-seen order."""
+
+    judge: list[list[float]] = field(default_factory=list)
+    human: list[float | None] = field(default_factory=list)
+    cluster: list[str | None] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeTable:
+    """The items of one model (``sides`` has one entry) or of two, aligned by item."""
+
+    sides: tuple[Side, ...]
+    items: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    def split(self, k: int) -> tuple[list[list[float]], list[list[float]], list[float]]:
+        """Side k's judge samples of the unlabeled items, of the labeled items, and the
+        human labels of the labeled items (labeled: every side has a human label)."""
+        labeled = self.labeled()
+        side = self.sides[k]
+        unl = [s for s, keep in zip(side.judge, labeled, strict=True) if not keep]
+        lab = [s for s, keep in zip(side.judge, labeled, strict=True) if keep]
+        human = [h for h, keep in zip(side.human, labeled, strict=True) if keep]
+        return unl, lab, [float(h) for h in human if h is not None]
+
+    def labeled(self) -> list[bool]:
+        return [all(side.human[i] is not None for side in self.sides) for i in range(len(self))]
+
+    def clusters(self) -> tuple[list[str | None], list[str | None]]:
+        labeled, cluster = self.labeled(), self.sides[0].cluster
+        return (
+            [c for c, keep in zip(cluster, labeled, strict=True) if not keep],
+            [c for c, keep in zip(cluster, labeled, strict=True) if keep],
+        )
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def read_judge_table(
+    path: str | Path,
+    *,
+    judge_column: str,
+    human_column: str,
+    id_column: str | None = None,
+    cluster_column: str | None = None,
+    model_column: str | None = None,
+    models: Sequence[str] = (),
+    separator: str | None = None,
+) -> JudgeTable:
+    """Read and assemble the items of ``models`` (none: every row is one model's)."""
+    source = Path(path)
+    wanted = [judge_column, human_column, id_column, cluster_column, model_column]
+    columns = [c for c in wanted if c is not None]
+    if models and (model_column is None or id_column is None):
+        raise DataError(
+            "a paired difference needs --model-column (which model a row scores) and --id "
+            "(which item), so that the two models' rows of an item are matched."
+        )
+    sides = {name: Side() for name in (models or ("",))}
+    index: dict[str, dict[str, int]] = {name: {} for name in sides}
+    order: list[str] = []
+    others = 0
+    for where, row in _rows(source, columns, separator):
+        model = "" if not models else _text(row[model_column], model_column, where)
+        if model not in sides:
+            others += 1
+            continue
+        side = sides[model]
+        key = str(len(order)) if id_column is None else _text(row[id_column], id_column, where)
+        judge = _number(row[judge_column], judge_column, where)
+        human = _label(row[human_column], human_column, where)
+        cluster = (
+            None if cluster_column is None else _text(row[cluster_column], cluster_column, where)
+        )
+        at = index[model].get(key)
+        if at is None:
+            index[model][key] = len(side.judge)
+            side.judge.append([judge])
+            side.human.append(human)
+            side.cluster.append(cluster)
+            if model == (models[0] if models else ""):
+                order.append(key)
+            continue
+        side.judge[at].append(judge)
+        _same(side.human, at, human, f"the human label ({human_column})", key, where)
+        _same(side.cluster, at, cluster, f"the cluster ({cluster_column})", key, where)
+    notes = _align(sides, index, order, models)
+    if others:
+        notes.append(
+            f"{others} row(s) of other models than {', '.join(map(repr, models))} left out."
+        )
+    aligned = tuple(_aligned(sides[m], index[m], order) for m in sides)
+    if models:
+        _one_sided_labels(aligned, order, models)
+    if not order:
+        raise DataError(f"{source}: no rows to read (for models {list(models)!r}).")
+    return JudgeTable(sides=aligned, items=tuple(order), notes=tuple(notes))
+
+
+def _rows(source: Path, columns: list[str], separator: str | None) -> Iterator[tuple[str, Any]]:
+    """``(where, record)`` per row: 'file line N' and the record, columns checked."""
+    kind = suffix(source)
+    cap = default_cap()
+    if kind in (".jsonl", ".json"):
+        data = read_bytes(source, max_decompressed_bytes=cap)
+        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else str(data)
+        if kind == ".json":
+            records = loads(text)
+            if not isinstance(records, list):
+                raise FormatError(f"{source}: a JSON file must hold a list of records.")
+            numbered = list(enumerate(records, start=1))
+            label = "record"
+        else:
+            numbered = [
+                (i, loads(line)) for i, line in enumerate(text.splitlines(), 1) if line.strip()
+            ]
+            label = "line"
+        for number, record in numbered:
+            where = f"{source} {label} {number}"
+            if not isinstance(record, dict):
+                raise FormatError(f"{where}: not a JSON object.")
+            missing = [c for c in columns if c not in record]
+            if missing:
+                raise DataError(f"{where}: no field {missing[0]!r}; fields: {examples(record, 8)}.")
+            yield where, record
+        return
+    if kind not in (".csv", ".tsv", ".txt"):
+        raise FormatError(
+            f"{source}: evalsig judge reads .csv, .tsv, .jsonl or .json files (optionally .gz); "
+            f"got {kind or 'no suffix'!r}."
+        )
+    with open_text(source, max_decompressed_bytes=cap) as handle:
+        first = handle.readline()
+        sep, _ = choose_separator(first, "\t" if kind == ".tsv" else ",", separator, str(source))
+        header = next(csv.reader([first.lstrip("\ufeff")], delimiter=sep), [])
+        problem = header_problem(header)
+        if problem:
+            raise FormatError(f"{source}: {problem}")
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise DataError(
+                f"{source}: no column {missing[0]!r}; the columns are {examples(header, 12)}."
+            )
+        for number, cells in enumerate(csv.reader(handle, delimiter=sep), start=2):
+            if not cells:
+                continue
+            if len(cells) != len(header):
+                raise FormatError(
+                    f"{source} line {number}: {len(cells)} fields, but the header has "
+                    f"{len(header)}."
+                )
+            yield f"{source} line {number}", dict(zip(header, cells, strict=True))
+
+
+def _number(value: Any, column: str, where: str) -> float:
+    if isinstance(value, str):
+        text = value.strip()
+        if text in _TRUE or text in _FALSE:
+            return 1.0 if text in _TRUE else 0.0
+        try:
+            value = float(text)
+        except ValueError:
+            raise DataError(
+                f"{where}: {column} is {value!r}, not a number; the judge must score every row "
+                "(drop rows it did not score)."
+            ) from None
+    if isinstance(value, bool):
+        return float(value)
+    if (
+        not isinstance(value, (int, float))
+        or value != value
+        or value in (float("inf"), float("-inf"))
+    ):
+        raise DataError(f"{where}: {column} is {value!r}, not a finite number.")
+    return float(value)
+
+
+def _label(value: Any, column: str, where: str) -> float | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return _number(value, column, where)
+
+
+def _text(value: Any, column: str | None, where: str) -> str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise DataError(f"{where}: {column} is empty; every row needs one.")
+    return str(value)
+
+
+def _same(values: list[Any], at: int, value: Any, what: str, key: str, where: str) -> None:
+    if values[at] is None and value is not None and what.startswith("the human"):
+        values[at] = value  # a label given on one of the item's rows
+        return
+    if value is not None and values[at] != value:
+        raise DataError(
+            f"{where}: item {key!r} has {what} {value!r} here but {values[at]!r} on an earlier "
+            "row; the rows of one item must agree."
+        )
+
+
+def _align(
+    sides: dict[str, Side],
+    index: dict[str, dict[str, int]],
+    order: list[str],
+    models: Sequence[str],
+) -> list[str]:
+    if not models:
+        return []
+    first, second = models
+    only_first = [k for k in order if k not in index[second]]
+    only_second = [k for k in index[second] if k not in index[first]]
+    if only_first or only_second:
+        raise DataError(
+            f"the two models were not judged on the same items: {len(only_first)} item(s) only "
+            f"for {first!r} ({examples(only_first)}), {len(only_second)} only for {second!r} "
+            f"({examples(only_second)}); give both models' rows of every item."
+        )
+    if not sides[first].judge:
+        raise DataError(f"no rows for model {first!r} in the model column.")
+    return []
+
+
+def _aligned(side: Side, index: dict[str, int], order: list[str]) -> Side:
+    positions = [index[k] for k in order]
+    return Side(
+        judge=[side.judge[i] for i in positions],
+        human=[side.human[i] for i in positions],
+        cluster=[side.cluster[i] for i in positions],
+    )
+
+
+def _one_sided_labels(sides: tuple[Side, ...], order: list[str], models: Sequence[str]) -> None:
+    odd = [
+        order[i]
+        for i in range(len(order))
+        if (sides[0].human[i] is None) != (sides[1].human[i] is None)
+    ]
+    if odd:
+        raise DataError(
+            f"{len(odd)} item(s) have a human label for one model only ({examples(odd)}); "
+            f"humans must label both {models[0]!r} and {models[1]!r} on the labeled items."
+        )
