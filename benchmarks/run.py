@@ -17,6 +17,7 @@ import bench_bootstrap
 import bench_cli_files
 import bench_compare_large
 import bench_continuous
+import bench_judge
 import bench_leaderboard
 import bench_leaderboard_dask
 import bench_meta
@@ -48,6 +49,7 @@ def main() -> None:
         bench_meta,
         bench_passk,
         bench_arena,
+        bench_judge,
         bench_audit,
         bench_startup,
     ):

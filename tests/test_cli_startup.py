@@ -25,6 +25,7 @@ COMMANDS = (
     "pass-at-k",
     "judge",
     "arena",
+    "noise",
     "gate",
     "register",
     "inspect",

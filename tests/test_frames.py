@@ -195,12 +195,13 @@ def test_leaderboard_frame_matches_to_dict() -> None:
     board = leaderboard(_scores(NAMES, 4), n_resamples=50, rng=5)
     frame = board.to_frame()
     d = board.to_dict()
-    keys = ["rank", "model", "score", "n_items", "n_input", "group", "rank_low", "rank_high"]
-    keys += ["bootstrap_rank_low", "bootstrap_rank_high"]
+    keys = ["rank", "model", "score", "score_low", "score_high", "n_items", "n_input", "group"]
+    keys += ["rank_low", "rank_high", "bootstrap_rank_low", "bootstrap_rank_high"]
     assert list(frame.columns) == keys
     _assert_rows(frame, d["rows"], {k: k for k in keys})
     _assert_types(frame, rank="int", model="text", score="float", group="int", rank_low="int")
     _assert_types(frame, bootstrap_rank_high="int", n_items="int", n_input="int")
+    _assert_types(frame, score_low="float", score_high="float")
     plain = leaderboard(_scores(NAMES, 4)).to_frame()
     assert "bootstrap_rank_low" not in plain.columns
 

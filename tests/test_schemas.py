@@ -492,7 +492,49 @@ def _arena(tmp: Path) -> list[Any]:
     ]
 
 
+def _benchmark_noise(_: Path) -> list[Any]:
+    from evalsig.data.models import load_models
+    from evalsig.power.noise import benchmark_noise
+
+    rng = np.random.default_rng(16)
+    p = rng.uniform(0.2, 0.9, 60)
+    runs = {
+        f"m{k}": (rng.random((3, 60)) < np.clip(p + 0.05 * k, 0, 1)).astype(int) for k in range(3)
+    }
+    return [
+        benchmark_noise(runs),  # components, design options, runs trade-off
+        benchmark_noise({name: m[0] for name, m in runs.items()}),  # one run: nulls
+        benchmark_noise(load_models(runs)),  # per-item means only
+    ]
+
+
+def _judge_position_bias() -> list[Any]:
+    from evalsig.judge import position_bias
+
+    first = ["A", "B"] * 20
+    choice = ["A", "A", "B", "B", "A", "B", "A", "A"] * 5
+    return [
+        position_bias(choice, first),
+        position_bias(choice, first, pair=np.repeat(np.arange(20), 2)),
+        position_bias(choice, first, pair=np.arange(40)),
+    ]
+
+
+def _judge_length_bias() -> list[Any]:
+    from evalsig.judge import length_bias
+
+    rng = np.random.default_rng(17)
+    diff = rng.normal(0, 100, 300)
+    judge = (rng.random(300) < 1 / (1 + np.exp(-diff / 80))).astype(int)
+    human = np.where(rng.random(300) < 0.8, judge, 1 - judge).astype(float)
+    human[::4] = np.nan
+    return [length_bias(judge, diff), length_bias(judge, diff, human=human)]
+
+
 BUILDERS: dict[str, Callable[[Path], list[Any]]] = {
+    "judge-length-bias": lambda _: _judge_length_bias(),
+    "judge-position-bias": lambda _: _judge_position_bias(),
+    "benchmark-noise": _benchmark_noise,
     "score": _score,
     "arena": _arena,
     "judge": lambda _: _judge(),
@@ -608,6 +650,18 @@ def test_every_field_has_a_type() -> None:
 
 
 ONCE_NULL = {
+    "benchmark-noise": [
+        "run_variance",
+        "noise_sd",
+        "noise",
+        "snr",
+        "gain_per_run",
+        "gain_per_item",
+        "better",
+        "tradeoff",
+        "models[].run_variance",
+        "models[].noise_sd",
+    ],
     "score": ["df", "n_clusters", "n_correct", "prior", "variance", "n_resamples", "seed"],
     "judge-plan": ["n_labels", "lambda"],
     "audit": ["reference", "methods[].published", "design.n_clusters", "provenance.inputs"],

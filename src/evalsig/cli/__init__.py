@@ -1,6 +1,6 @@
 """The evalsig command line: ``compare``, ``score``, ``pass-at-k``, ``gate``, ``register``,
 ``inspect``, ``plugins``, ``report``, ``power``, ``resolution``, ``monitor``,
-``leaderboard``, ``arena``, ``judge``, ``ingest``, ``store-info``, ``meta``, ``audit``,
+``leaderboard``, ``noise``, ``arena``, ``judge``, ``ingest``, ``store-info``, ``meta``, ``audit``,
 ``audit-claim``, ``simulate``, ``demo``.
 
 Exit codes, one scheme for every command (:data:`evalsig.cli.app.EXIT_CODES`): 0 success,
@@ -20,6 +20,7 @@ from evalsig.cli import (
     leaderboard,
     meta,
     monitor,
+    noise,
     passk,
     power,
     report,
@@ -41,6 +42,7 @@ __all__ = [
     "main",
     "meta",
     "monitor",
+    "noise",
     "passk",
     "power",
     "report",

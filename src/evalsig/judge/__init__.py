@@ -1,10 +1,13 @@
 """LLM-as-judge scores corrected with human labels: prediction-powered inference (PPI,
-PPI++), the Rogan-Gladen prevalence correction, judge-human agreement, and how many human
+PPI++), the Rogan-Gladen prevalence correction, judge-human agreement (Cohen's and
+Fleiss' kappa, Krippendorff's alpha), position and length bias probes, and how many human
 labels a target precision needs."""
 
 from evalsig.judge.agreement import JudgeAgreement, judge_agreement
+from evalsig.judge.bias import LengthBias, PositionBias, length_bias, position_bias
 from evalsig.judge.planning import LabelPlan, labels_for_half_width, labels_for_power
 from evalsig.judge.ppi import ppi_lambda, ppi_mean, ppi_paired_difference
+from evalsig.judge.reliability import Reliability, fleiss_kappa, krippendorff_alpha
 from evalsig.judge.result import JudgeResult
 from evalsig.judge.rogan_gladen import rogan_gladen
 
@@ -12,9 +15,16 @@ __all__ = [
     "JudgeAgreement",
     "JudgeResult",
     "LabelPlan",
+    "LengthBias",
+    "PositionBias",
+    "Reliability",
+    "fleiss_kappa",
     "judge_agreement",
+    "krippendorff_alpha",
     "labels_for_half_width",
     "labels_for_power",
+    "length_bias",
+    "position_bias",
     "ppi_lambda",
     "ppi_mean",
     "ppi_paired_difference",

@@ -34,8 +34,13 @@ import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.errors import DataError
-from evalsig.inference._common import ConfidenceInterval, check_confidence_level
+from evalsig.inference._common import (
+    ConfidenceInterval,
+    as_generator,
+    check_confidence_level,
+)
 from evalsig.inference.proportion import proportion_interval
+from evalsig.judge.reliability import Reliability, fleiss_kappa, krippendorff_alpha
 from evalsig.judge.result import normal_interval
 
 if TYPE_CHECKING:
@@ -82,6 +87,10 @@ class JudgeAgreement:
     """The category counted as positive for sensitivity and specificity."""
     sensitivity: Rate | None
     specificity: Rate | None
+    fleiss_kappa: Reliability | None = None
+    """The judge and the humans as two raters (Fleiss 1971; equal to Scott's pi here)."""
+    krippendorff_alpha: Reliability | None = None
+    """The judge and the humans as two coders, nominal metric."""
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -107,6 +116,12 @@ class JudgeAgreement:
             "positive": self.positive,
             "sensitivity": None if self.sensitivity is None else self.sensitivity.to_dict(),
             "specificity": None if self.specificity is None else self.specificity.to_dict(),
+            "fleiss_kappa": None
+            if self.fleiss_kappa is None
+            else self.fleiss_kappa.to_dict("fleiss_kappa", nulls),
+            "krippendorff_alpha": None
+            if self.krippendorff_alpha is None
+            else self.krippendorff_alpha.to_dict("krippendorff_alpha", nulls),
             "notes": list(self.notes),
             "nulls": nulls,
         }
@@ -133,6 +148,8 @@ def judge_agreement(
     *,
     positive: Any = None,
     confidence_level: float = 0.95,
+    n_resamples: int = 2000,
+    rng: np.random.Generator | int | None = None,
 ) -> JudgeAgreement:
     """Agreement of a judge's labels with human labels on the same items.
 
@@ -144,6 +161,11 @@ def judge_agreement(
         The positive category, for sensitivity and specificity with two categories;
         1 (or True) by default when the labels are 0/1.
     confidence_level : float
+    n_resamples : int
+        Bootstrap resamples of the items for the intervals of Fleiss' kappa and
+        Krippendorff's alpha (the judge and the humans as two raters).
+    rng : numpy.random.Generator, int or None
+        Seeds those resamples.
 
     Returns
     -------
@@ -172,6 +194,12 @@ def judge_agreement(
     n = len(j)
     kappa, se, notes = _kappa(table)
     chosen, sens, spec = _rates(table, categories, positive, level, notes)
+    generator = as_generator(rng)
+    pairs = [[hv, jv] for hv, jv in zip(h, j, strict=True)]
+    fleiss = fleiss_kappa(pairs, confidence_level=level, n_resamples=n_resamples, rng=generator)
+    alpha = krippendorff_alpha(
+        pairs, confidence_level=level, n_resamples=n_resamples, rng=generator
+    )
     return JudgeAgreement(
         n=n,
         categories=tuple(str(c) for c in categories),
@@ -185,6 +213,8 @@ def judge_agreement(
         positive=None if chosen is None else str(chosen),
         sensitivity=sens,
         specificity=spec,
+        fleiss_kappa=fleiss,
+        krippendorff_alpha=alpha,
         notes=tuple(notes),
     )
 

@@ -16,6 +16,7 @@ from evalsig.errors import DataError
 from evalsig.inference._common import check_confidence_level
 from evalsig.inference.allpairs import PairTests, model_means, pair_tests
 from evalsig.inference.multiplicity import adjust
+from evalsig.leaderboard.intervals import ScoreIntervals, score_intervals
 from evalsig.leaderboard.ranking import rank_intervals, tie_groups
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
 
@@ -39,6 +40,13 @@ class Leaderboard:
     """Ranked best first."""
     means: np.ndarray
     """``(M,)`` scores in ranking order."""
+    score_low: np.ndarray
+    score_high: np.ndarray
+    """``(M,)`` each score's interval at ``confidence_level``, by the interval
+    :func:`evalsig.score` chooses for the data (NaN where undefined)."""
+    score_method: str
+    """That interval: 'clopper-pearson', 'wilson', 't', 'cluster-cr2' or 'aggregate-normal'
+    (the notes say why)."""
     n_items: np.ndarray
     """``(M,)`` items each model was compared on (the same for every model of one task)."""
     n_input: np.ndarray
@@ -126,6 +134,12 @@ class Leaderboard:
                 "rank": k + 1,
                 "model": name,
                 "score": float(self.means[k]),
+                "score_low": json_safe(
+                    float(self.score_low[k]), f"rows[{k}].score_low", nulls, "undefined"
+                ),
+                "score_high": json_safe(
+                    float(self.score_high[k]), f"rows[{k}].score_high", nulls, "undefined"
+                ),
                 "n_items": int(self.n_items[k]),
                 "n_input": int(self.n_input[k]),
                 "group": self.group_of(name),
@@ -164,6 +178,7 @@ class Leaderboard:
             "schema_version": SCHEMA_VERSION,
             "task": self.task,
             "method": self.method,
+            "score_method": self.score_method,
             "correction": self.correction,
             "alpha": self.alpha,
             "confidence_level": self.confidence_level,
@@ -203,8 +218,9 @@ class Leaderboard:
         return as_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
-        """One row per model, best first: rank, model, score, n_items, n_input, group,
-        rank_low, rank_high (and bootstrap_rank_low, bootstrap_rank_high with a bootstrap)."""
+        """One row per model, best first: rank, model, score, score_low, score_high (its
+        interval at ``confidence_level``), n_items, n_input, group, rank_low, rank_high (and
+        bootstrap_rank_low, bootstrap_rank_high with a bootstrap)."""
         from evalsig._frame import data_frame
 
         group = np.zeros(self.n_models, dtype=np.int64)
@@ -214,6 +230,8 @@ class Leaderboard:
             "rank": np.arange(1, self.n_models + 1),
             "model": list(self.models),
             "score": self.means,
+            "score_low": self.score_low,
+            "score_high": self.score_high,
             "n_items": self.n_items,
             "n_input": self.n_input,
             "group": group,
@@ -413,8 +431,12 @@ def leaderboard_from_sums(
     a_idx, b_idx = np.triu_indices(len(names), 1)
     tests = pair_tests(sums, b_idx, a_idx, binary=binary, clustered=clustered)
     total = sums[0] if len(sums) == 1 else sums.sum(axis=0)
+    intervals = score_intervals(
+        sums, binary=binary, clustered=clustered, confidence_level=confidence_level
+    )
     return leaderboard_from_tests(
         names=names,
+        intervals=intervals,
         means=model_means(total),
         n_items=np.rint(np.diagonal(total[0])).astype(np.int64),
         n_input=n_input,
@@ -465,6 +487,7 @@ def leaderboard_from_tests(
     *,
     names: tuple[str, ...],
     means: np.ndarray,
+    intervals: ScoreIntervals,
     n_items: np.ndarray,
     n_input: np.ndarray | None = None,
     tests: PairTests,
@@ -483,7 +506,8 @@ def leaderboard_from_tests(
 ) -> Leaderboard:
     """Assemble a :class:`Leaderboard` from the tests of pairs ``(b, a)``, ``a < b``.
 
-    ``tests`` covers ``np.triu_indices(M, 1)`` with candidate a (row) and baseline b.
+    ``tests`` covers ``np.triu_indices(M, 1)`` with candidate a (row) and baseline b;
+    ``intervals`` are the models' score intervals, in the order of ``names``.
     """
     m = len(names)
     a_idx, b_idx = np.triu_indices(m, 1)
@@ -492,7 +516,7 @@ def leaderboard_from_tests(
     p_adj = np.full(len(p), np.nan)
     if finite.any():
         p_adj[finite] = adjust(p[finite], method=correction, alpha=alpha).p_adjusted
-    extra = list(notes)
+    extra = [*notes, intervals.reason]
     if not finite.all():
         extra.append(
             f"{int((~finite).sum())} pairs have no defined p-value (zero variance with a "
@@ -519,6 +543,9 @@ def leaderboard_from_tests(
     return Leaderboard(
         models=tuple(names[i] for i in order),
         means=means[order],
+        score_low=intervals.low[order],
+        score_high=intervals.high[order],
+        score_method=intervals.method,
         n_items=np.asarray(n_items)[order],
         n_input=np.asarray(n_items if n_input is None else n_input)[order],
         difference=diff,

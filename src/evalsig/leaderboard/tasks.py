@@ -22,6 +22,7 @@ from evalsig.leaderboard.board import (
     leaderboard,
     leaderboard_from_tests,
 )
+from evalsig.leaderboard.intervals import aggregate_intervals, score_intervals
 
 __all__ = ["TaskLeaderboards", "leaderboard_tasks"]
 
@@ -135,6 +136,7 @@ def leaderboard_tasks(
     estimate = np.zeros(len(a_idx))
     variance = np.zeros(len(a_idx))
     means = np.zeros(m)
+    score_variance = np.zeros(m)
     n_items = np.zeros(m, dtype=np.int64)
     n_input = np.zeros(m, dtype=np.int64)
     run = executor or local()
@@ -146,6 +148,12 @@ def leaderboard_tasks(
         estimate += tests.estimate
         variance += tests.se**2
         means += model_means(sums.sum(axis=0))
+        score_variance += (
+            score_intervals(
+                sums, binary=scores.binary, clustered=clustered, confidence_level=0.95
+            ).se
+            ** 2
+        )
         n_items += scores.present[order].sum(axis=1)
         n_input += scores.input_counts[order]
     t = len(tasks)
@@ -166,6 +174,9 @@ def leaderboard_tasks(
     aggregate = leaderboard_from_tests(
         names=tuple(names),
         means=means / t,
+        intervals=aggregate_intervals(
+            means / t, np.sqrt(score_variance) / t, n_tasks=t, confidence_level=0.95
+        ),
         n_items=n_items,
         n_input=n_input,
         tests=combined,

@@ -378,6 +378,7 @@ _SECTION_MODULES = (
     "evalsig.report.judge",
     "evalsig.report.score",
     "evalsig.report.arena",
+    "evalsig.report.noise",
 )
 """Modules whose import registers more sections (saved results of any kind render)."""
 

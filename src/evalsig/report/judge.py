@@ -15,7 +15,15 @@ from evalsig.report import svg
 from evalsig.report.formatting import pvalue
 from evalsig.report.summary import Summary
 
-__all__ = ["agreement_summary", "as_markdown", "as_text", "register", "summary"]
+__all__ = [
+    "agreement_summary",
+    "as_markdown",
+    "as_text",
+    "length_bias_summary",
+    "position_bias_summary",
+    "register",
+    "summary",
+]
 
 Result = Mapping[str, Any]
 
@@ -110,10 +118,87 @@ def agreement_summary(r: Result) -> Summary:
         for j, count in zip(r["categories"], row, strict=True)
     )
     rows.append(("Counts", cells))
+    for key, name in (
+        ("fleiss_kappa", "Fleiss' kappa"),
+        ("krippendorff_alpha", "Krippendorff's alpha"),
+    ):
+        value = r.get(key)
+        if value is not None:
+            rows.append((name, _reliability(value)))
     positive = "" if r["positive"] is None else f", positive = {r['positive']}"
     return Summary(
         title=f"Judge vs human labels{positive}",
         verdict=f"kappa = {_number(r['kappa'])}, raw agreement {r['agreement']:.4g}",
+        rows=tuple(rows),
+        notes=tuple(r["notes"]),
+    )
+
+
+def _reliability(r: Result) -> str:
+    text = f"{_number(r['estimate'])} (bootstrap {_interval(r['ci'])}"
+    if r["null_se"] is not None:
+        text += f"; SE under no agreement {_number(r['null_se'])}, {pvalue(float(r['pvalue']))}"
+    return text + ")"
+
+
+def position_bias_summary(r: Result) -> Summary:
+    """A ``"judge-position-bias"`` result as a :class:`~evalsig.report.summary.Summary`."""
+    share = (r["estimate"] + 0.5) if r["n"] else math.nan
+    rows = [
+        ("Position bias", f"{r['estimate']:+.4g} ({_interval(r['ci'])})"),
+        ("First shown preferred", f"{r['first_preferred']:,} of {r['n']:,} ({share:.4g})"),
+        ("p-value", f"{_p(r['pvalue'])} (no position bias)"),
+        ("Method", r["method"]),
+    ]
+    if r["n_pairs"] is not None:
+        rows.append(("Pairs", f"{r['n_pairs']:,}"))
+    rate = r["consistency"]
+    if rate is not None:
+        rows.append(
+            (
+                "Consistent in both orders",
+                f"{rate['estimate']:.4g} ({rate['successes']:,} of {rate['n']:,} pairs; "
+                f"Wilson {_interval(rate['ci'])})",
+            )
+        )
+    return Summary(
+        title="Judge position bias: P(prefers the first shown) - 1/2",
+        verdict=f"position bias {r['estimate']:+.4g}, {_p(r['pvalue'])}",
+        rows=tuple(rows),
+        notes=tuple(r["notes"]),
+    )
+
+
+def _p(value: float | None) -> str:
+    return "p n/a" if value is None else pvalue(float(value))
+
+
+def _association(a: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [
+        ("correlation", f"{_number(a['correlation'])} (Fisher-z {_interval(a['correlation_ci'])})"),
+        ("logistic slope", f"{_row(a['slope'])}, {_p(a['pvalue'])}"),
+    ]
+
+
+def length_bias_summary(r: Result) -> Summary:
+    """A ``"judge-length-bias"`` result as a :class:`~evalsig.report.summary.Summary`."""
+    rows = [(f"Judge {label}", value) for label, value in _association(r["judge"])]
+    rows.insert(0, ("Judge items", f"{r['judge']['n']:,}"))
+    if r["human"] is not None:
+        rows.append(("Human items", f"{r['human']['n']:,}"))
+        rows += [(f"Human {label}", value) for label, value in _association(r["human"])]
+        rows.append(
+            (
+                "Slope difference (judge - human)",
+                f"{_row(r['slope_difference'])}, {_p(r['difference_pvalue'])}",
+            )
+        )
+    verdict = f"judge slope {_number(r['judge']['slope']['estimate'])} per unit of length"
+    if r["slope_difference"] is not None:
+        verdict += f"; judge - human {_number(r['slope_difference']['estimate'])}"
+    return Summary(
+        title="Judge length bias: preference for A against len(A) - len(B)",
+        verdict=verdict,
         rows=tuple(rows),
         notes=tuple(r["notes"]),
     )

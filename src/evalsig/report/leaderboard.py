@@ -13,11 +13,23 @@ from evalsig.report.comparison import md
 from evalsig.report.formatting import name_cell, number_cell
 from evalsig.report.provenance import compared
 
-__all__ = ["HEADER", "as_markdown", "as_text", "rows", "summary", "tasks_markdown", "tasks_text"]
+__all__ = ["as_markdown", "as_text", "header", "rows", "summary", "tasks_markdown", "tasks_text"]
 
 Result = Mapping[str, Any]
 
-HEADER = ("rank", "model", "score", "tie group", "rank interval", "items compared (of input)")
+
+def header(r: Result) -> tuple[str, ...]:
+    """The table's column names; the score interval's at the board's confidence level."""
+    level = f"{100 * r.get('confidence_level', 0.95):g}% CI"
+    return (
+        "rank",
+        "model",
+        "score",
+        level,
+        "tie group",
+        "rank interval",
+        "items compared (of input)",
+    )
 
 
 def _percent(r: Result) -> bool:
@@ -26,6 +38,14 @@ def _percent(r: Result) -> bool:
 
 def _score(r: Result, value: float) -> str:
     return f"{100 * value:.2f}%" if _percent(r) else f"{value:.4g}"
+
+
+def _score_interval(r: Result, row: Mapping[str, Any]) -> str:
+    """'[71.20%, 75.10%]'; 'undefined' where a bound is null (see the nulls)."""
+    low, high = row.get("score_low"), row.get("score_high")
+    if low is None or high is None:
+        return "undefined"
+    return f"[{_score(r, low)}, {_score(r, high)}]"
 
 
 def _interval(row: Mapping[str, Any]) -> str:
@@ -44,6 +64,7 @@ def rows(r: Result) -> list[list[str]]:
             str(row["rank"]),
             row["model"],
             _score(r, row["score"]),
+            _score_interval(r, row),
             str(row["group"]),
             _interval(row),
             _items(row),
@@ -109,9 +130,10 @@ def summary(r: Result) -> list[str]:
 
 def as_text(r: Result) -> str:
     table = rows(r)
-    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(HEADER)]
+    columns = header(r)
+    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(columns)]
     lines = [f"Leaderboard{': ' + r['task'] if r['task'] else ''}", *summary(r), ""]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(HEADER, widths, strict=True)))
+    lines.append("  ".join(h.ljust(w) for h, w in zip(columns, widths, strict=True)))
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in table]
     lines += [f"note: {n}" for n in r["notes"]]
     line = compared(r)
@@ -123,7 +145,8 @@ def as_text(r: Result) -> str:
 def as_markdown(r: Result) -> str:
     title = f"### Leaderboard{': ' + md(r['task']) if r['task'] else ''}"
     lines = [title, "", *(f"- {md(s)}" for s in summary(r)), ""]
-    lines += ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    columns = header(r)
+    lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows(r)]
     lines += [f"\n- note: {md(n)}" for n in r["notes"]]
     line = compared(r)
@@ -177,7 +200,7 @@ def _section(r: Result) -> tuple[str, dict[str, Any]]:
         "heading": f"Leaderboard{': ' + r['task'] if r['task'] else ''}",
         "lead": " ".join(summary(r)),
         "plot": Markup(scores + heat),
-        "header": HEADER,
+        "header": header(r),
         "rows": table,
         "notes": list(r["notes"]),
     }

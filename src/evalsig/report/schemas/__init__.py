@@ -27,6 +27,7 @@ __all__ = ["KINDS", "registry", "schema", "schema_id"]
 KINDS = (
     "arena",
     "audit",
+    "benchmark-noise",
     "benchmark-resolution",
     "claim-audit",
     "comparison",
@@ -36,7 +37,9 @@ KINDS = (
     "inference",
     "judge",
     "judge-agreement",
+    "judge-length-bias",
     "judge-plan",
+    "judge-position-bias",
     "leaderboard",
     "leaderboard-tasks",
     "meta-analysis",
