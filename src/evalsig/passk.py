@@ -271,9 +271,7 @@ class _Rows:
 
     def _repr_html_(self) -> str:
         from evalsig.report.html import fragment
-        from evalsig.report.passk import register
 
-        register()
         return fragment(self.to_dict())
 
 

@@ -115,10 +115,8 @@ def test_bad_battles_are_named():
 
 
 def test_a_saved_document_renders_in_a_report_page(simulate):
-    from evalsig.report.arena import register
     from evalsig.report.html import page
 
-    register()
     document = json.loads(json.dumps(bradley_terry(_data(simulate), rng=6).to_dict()))
     html = page([document], stamp=False)
     assert "Bradley-Terry scores (Elo scale) of 3 models" in html

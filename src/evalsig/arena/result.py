@@ -201,10 +201,8 @@ class ArenaResult:
         return as_markdown(self.to_dict())
 
     def _repr_html_(self) -> str:
-        from evalsig.report.arena import register
         from evalsig.report.html import fragment
 
-        register()
         return fragment(self.to_dict())
 
 

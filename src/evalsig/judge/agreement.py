@@ -42,6 +42,7 @@ from evalsig.inference._common import (
 from evalsig.inference.proportion import proportion_interval
 from evalsig.judge.reliability import Reliability, fleiss_kappa, krippendorff_alpha
 from evalsig.judge.result import normal_interval
+from evalsig.report.summary import Shown
 
 if TYPE_CHECKING:
     from evalsig.report.summary import Summary
@@ -72,7 +73,7 @@ class Rate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class JudgeAgreement:
+class JudgeAgreement(Shown):
     """Agreement of a judge with human labels (JSON kind ``"judge-agreement"``)."""
 
     n: int
@@ -130,15 +131,6 @@ class JudgeAgreement:
         from evalsig.report.judge import agreement_summary
 
         return agreement_summary(self.to_dict())
-
-    def __str__(self) -> str:
-        return self.summary().as_text()
-
-    def _repr_markdown_(self) -> str:
-        return self.summary().as_markdown()
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
 
 
 def judge_agreement(

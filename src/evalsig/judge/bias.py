@@ -47,6 +47,7 @@ from evalsig.inference._common import ConfidenceInterval, check_confidence_level
 from evalsig.inference.proportion import proportion_interval
 from evalsig.judge.agreement import Rate
 from evalsig.judge.result import NormalEstimate, normal_interval
+from evalsig.report.summary import Shown
 
 if TYPE_CHECKING:
     from evalsig.report.summary import Summary
@@ -55,7 +56,7 @@ __all__ = ["Association", "LengthBias", "PositionBias", "length_bias", "position
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PositionBias:
+class PositionBias(Shown):
     """The judge's preference for the first-shown response (JSON kind
     ``"judge-position-bias"``)."""
 
@@ -99,15 +100,6 @@ class PositionBias:
 
         return position_bias_summary(self.to_dict())
 
-    def __str__(self) -> str:
-        return self.summary().as_text()
-
-    def _repr_markdown_(self) -> str:
-        return self.summary().as_markdown()
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Association:
@@ -132,7 +124,7 @@ class Association:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LengthBias:
+class LengthBias(Shown):
     """How the judge's preference follows the length difference, beside the humans'
     (JSON kind ``"judge-length-bias"``)."""
 
@@ -167,15 +159,6 @@ class LengthBias:
         from evalsig.report.judge import length_bias_summary
 
         return length_bias_summary(self.to_dict())
-
-    def __str__(self) -> str:
-        return self.summary().as_text()
-
-    def _repr_markdown_(self) -> str:
-        return self.summary().as_markdown()
-
-    def _repr_html_(self) -> str:
-        return self.summary().as_html()
 
 
 def position_bias(

@@ -179,9 +179,7 @@ class JudgeResult:
 
     def _repr_html_(self) -> str:
         from evalsig.report.html import fragment
-        from evalsig.report.judge import register
 
-        register()
         return fragment(self.to_dict())
 
 

@@ -161,9 +161,7 @@ class PassAtKPlan:
 
     def _repr_html_(self) -> str:
         from evalsig.report.html import fragment
-        from evalsig.report.passk import register
 
-        register()
         return fragment(self.to_dict())
 
 

@@ -15,7 +15,7 @@ from evalsig.report.formatting import name_cell, number_cell
 from evalsig.report.provenance import compared
 from evalsig.report.summary import Summary
 
-__all__ = ["as_markdown", "as_text", "register", "section", "summary"]
+__all__ = ["as_markdown", "as_text", "section", "summary"]
 
 Result = Mapping[str, Any]
 
@@ -162,11 +162,11 @@ def section(r: Result) -> tuple[str, dict[str, Any]]:
     }
 
 
-def register() -> None:
+def _register() -> None:
     """Register the HTML section of kind 'arena' (idempotent)."""
     from evalsig.report.html import register_section
 
     register_section("arena", section)
 
 
-register()
+_register()

@@ -21,7 +21,6 @@ __all__ = [
     "as_text",
     "length_bias_summary",
     "position_bias_summary",
-    "register",
     "summary",
 ]
 
@@ -246,11 +245,11 @@ def _section(r: Result) -> tuple[str, dict[str, Any]]:
     }
 
 
-def register() -> None:
+def _register() -> None:
     """Register the HTML section of ``"judge"`` results (idempotent)."""
     from evalsig.report.html import register_section
 
     register_section("judge", _section)
 
 
-register()
+_register()

@@ -27,7 +27,6 @@ __all__ = [
     "estimates_text",
     "plan_markdown",
     "plan_text",
-    "register",
 ]
 
 Result = Mapping[str, Any]
@@ -461,7 +460,7 @@ def _text(
     )
 
 
-def register() -> None:
+def _register() -> None:
     """Register the HTML sections of the three result kinds (idempotent)."""
     from evalsig.report.html import register_section
 
@@ -470,4 +469,4 @@ def register() -> None:
     register_section("pass-at-k-power", _plan_section)
 
 
-register()
+_register()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-__all__ = ["Summary", "latex_text"]
+__all__ = ["Shown", "Summary", "latex_text"]
 
 _LATEX = {
     "\\": r"\textbackslash{}",
@@ -103,3 +103,22 @@ class Summary:
 
     def _repr_markdown_(self) -> str:
         return self.as_markdown()
+
+
+class Shown:
+    """For a result whose views are its :class:`Summary`: ``str()``, markdown and HTML
+    (a subclass defines ``summary()``)."""
+
+    __slots__ = ()
+
+    def summary(self) -> Summary:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.summary().as_text()
+
+    def _repr_markdown_(self) -> str:
+        return self.summary().as_markdown()
+
+    def _repr_html_(self) -> str:
+        return self.summary().as_html()
