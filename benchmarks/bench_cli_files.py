@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _util import compile_bytecode
+
 N_ITEMS = int(os.environ.get("EVALSIG_BENCH_ITEMS", "1000000"))
 N_RUNS = 8
 REPEAT = int(os.environ.get("EVALSIG_BENCH_REPEAT", "3"))
@@ -131,6 +133,7 @@ def main() -> dict[str, float]:
     except ImportError:
         print("CLI compare from files: needs pyarrow and pandas (pip install 'evalsig[columnar]')")
         return {}
+    compile_bytecode()
     rng = np.random.default_rng(0)
     p = rng.beta(0.5, 0.5, N_ITEMS).repeat(N_RUNS)
     out: dict[str, float] = {}

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from _util import row
+from _util import compile_bytecode, row
 
 TARGETS = {"import evalsig": 0.3, "evalsig --help": 0.3}
 """Seconds, best of the repeats, in a fresh process."""
@@ -37,6 +37,7 @@ def _against(name: str, seconds: float) -> str:
 
 
 def main() -> dict[str, float]:
+    compile_bytecode()
     print("start-up in a fresh process (best of 5)")
     cli = str(Path(sys.executable).with_name("evalsig"))  # the venv's command
     out = {

@@ -22,6 +22,7 @@ import bench_leaderboard
 import bench_leaderboard_dask
 import bench_meta
 import bench_multiplicity
+import bench_noise
 import bench_passk
 import bench_readers
 import bench_sequential
@@ -47,6 +48,7 @@ def main() -> None:
         bench_leaderboard_dask,
         bench_store,
         bench_meta,
+        bench_noise,
         bench_passk,
         bench_arena,
         bench_judge,

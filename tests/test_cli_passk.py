@@ -155,3 +155,35 @@ def test_bootstrap_interval_is_seeded(files: tuple[Path, Path]) -> None:
     assert first["rows"] == again["rows"]
     assert first["rows"][0]["method"] == "bootstrap-bca"
     assert first["rows"][0]["n_resamples"] == 500
+
+
+def _with_repo(path: Path, out: Path, size: int) -> Path:
+    """The long table with a 'repo' column: tasks t0..t{size-1} in repo0, and so on."""
+    lines = path.read_text("utf-8").splitlines()
+    rows = [f"{line},repo{int(line.split(',')[0][1:]) // size}" for line in lines[1:]]
+    out.write_text(lines[0] + ",repo\n" + "\n".join(rows) + "\n", "utf-8")
+    return out
+
+
+def test_cluster_column_makes_the_interval_and_test_cluster_robust(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    base = _with_repo(files[0], tmp_path / "base_repo.csv", 3)
+    cand = _with_repo(files[1], tmp_path / "cand_repo.csv", 3)
+    one = run("pass-at-k", str(base), *READ, "--cluster", "repo", "--format", "json")
+    assert one.returncode == 0, one.stderr
+    table = load(base, id_column="task", run_column="sample", cluster_column="repo")
+    expected = pass_at_k(table, 1)
+    assert without_time(json.loads(one.stdout)) == without_time(expected.to_dict())
+    assert (expected[1].method, expected[1].n_clusters) == ("cluster-cr2", 20)
+    text = run("pass-at-k", str(base), str(cand), *READ, "--cluster", "repo")
+    assert text.returncode == 0, text.stderr
+    assert "60 in 20 clusters" in text.stdout
+    assert "cluster-cr2" in text.stdout
+    clash = run("pass-at-k", str(base), *READ, "--cluster", "repo", "--interval", "bootstrap")
+    assert clash.returncode == 2
+    assert "--cluster gives the cluster-robust CR2 interval" in clash.stderr
+    missing = run("pass-at-k", str(base), *READ, "--cluster", "family")
+    assert missing.returncode != 0
+    assert "family" in missing.stderr
+    assert "Traceback" not in missing.stderr

@@ -24,6 +24,10 @@ COMMANDS = (
     "score",
     "pass-at-k",
     "judge",
+    "agreement",
+    "position-bias",
+    "length-bias",
+    "judge-plan",
     "arena",
     "noise",
     "gate",
@@ -102,7 +106,11 @@ def _long_csv(path: Path, scores: list[list[float]]) -> Path:
 
 @pytest.mark.parametrize(
     ("n_runs", "binary", "method"),
-    [(1, True, "mcnemar-asymptotic"), (3, True, "paired-t"), (2, False, "paired-t")],
+    [
+        (1, True, "mcnemar-asymptotic"),
+        (3, True, "paired-t-adjusted"),
+        (2, False, "paired-t-adjusted"),
+    ],
 )
 def test_compare_imports_no_scipy_stats(
     tmp_path: Path, n_runs: int, binary: bool, method: str

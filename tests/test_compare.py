@@ -29,9 +29,26 @@ class TestAutoMethod:
         assert r.n10 is not None
         assert r.estimate == pytest.approx((r.n01 - r.n10) / 4000)
 
-    def test_small_discordance_is_exact(self) -> None:
+    def test_small_discordance_is_the_corrected_score_test(self) -> None:
         r = compare([1, 0, 1, 1, 0, 1, 1, 1], [1, 1, 1, 1, 0, 1, 1, 1])
-        assert r.method == "mcnemar-exact"
+        assert r.method == "mcnemar-score-cc"
+        assert "continuity-corrected below 25" in r.method_reason
+
+    def test_several_runs_on_few_items_is_the_adjusted_t(self) -> None:
+        base = [[1, 0, 1, 1, 0, 1], [1, 0, 1, 1, 1, 1]]
+        cand = [[1, 1, 1, 1, 0, 1], [1, 1, 1, 1, 1, 1]]
+        r = compare(base, cand)
+        assert r.method == "paired-t-adjusted"
+        assert "fewer than 1,000" in r.method_reason
+        assert r.estimate == pytest.approx(1 / 6)
+        assert r.df == 7.0  # 6 items + 2 pseudo-items - 1
+        explicit = compare(base, cand, method="paired-t")
+        assert explicit.method == "paired-t"
+        assert explicit.pvalue < r.pvalue  # the adjustment is the more cautious
+
+    def test_several_runs_of_other_scales_keep_the_t_test(self) -> None:
+        r = compare([[0, 5, 10, 3], [1, 5, 9, 3]], [[2, 6, 10, 4], [2, 7, 9, 5]])
+        assert r.method == "paired-t"
 
     def test_several_runs_is_paired_t_on_item_means(
         self, bench: evalsig.simulate.SimulatedBenchmark

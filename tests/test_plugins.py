@@ -360,7 +360,7 @@ def test_compare_on_the_command_line_reads_the_plugin_format(plugin: Installed) 
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         assert result["estimate"] == pytest.approx(sum(d) / len(d), rel=1e-12)
-        assert result["method"] == "paired-t"
+        assert result["method"] == "paired-t-adjusted"
         assert result["provenance"]["inputs"]["candidate"]["format"] == "quizlog"
     assert done.stderr == ""
     (plugin.work / "bad.quiz").write_text("quizlog 1.0\narith q1 1\narith q2 one\n")
@@ -571,7 +571,7 @@ print(json.dumps({
 def test_a_broken_plugin_is_a_warning_on_the_command_line(broken: Installed) -> None:
     done = broken.evalsig("compare", "a.csv", "b.csv", "--format", "json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["method"] == "mcnemar-exact"
+    assert json.loads(done.stdout)["method"] == "mcnemar-score-cc"
     for name in ("gone", "shapeless", "csv", "crash"):  # the readers: a file was read
         assert f"evalsig: plugin {name!r} of evalsig-broken 0.1" in done.stderr
     assert "PluginWarning" in done.stderr

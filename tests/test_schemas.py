@@ -346,6 +346,7 @@ def _pass_at_k(tmp: Path) -> list[Any]:
         pass_at_k(table, [1, 5, 7]),  # from a file; k = 7: no within-task part (12 < 14)
         pass_at_k(samples, 4, estimator="majority@k", interval="bootstrap", rng=1, n_resamples=200),
         pass_at_k(counts, [1, 5], estimator="pass^k", too_few_samples="drop"),
+        pass_at_k(samples, [1, 5], cluster=[f"r{i // 4}" for i in range(60)]),  # CR2, 15 clusters
     ]
 
 
@@ -374,6 +375,9 @@ def _pass_at_k_comparison(tmp: Path) -> list[Any]:
         ),
         compare_pass_at_k(base[:8], cand[:8], 2, method="permutation", alternative="less"),
         compare_pass_at_k(base, base, 1),  # every difference 0
+        compare_pass_at_k(
+            base, cand, [1, 2], cluster=[i // 3 for i in range(60)], alternative="greater"
+        ),  # CR2
     ]
 
 
@@ -426,21 +430,43 @@ def _judge() -> list[Any]:
     ]
 
 
-def _judge_agreement() -> list[Any]:
+def _judge_agreement(tmp: Path) -> list[Any]:
     from evalsig.judge import judge_agreement
 
     return [
-        judge_agreement([1, 0, 1, 1, 0, 0], [1, 0, 0, 1, 0, 1]),
+        _stamped(judge_agreement([1, 0, 1, 1, 0, 0], [1, 0, 0, 1, 0, 1]), tmp),
         judge_agreement(["a", "b", "c", "a"], ["a", "b", "b", "a"]),
         judge_agreement([1, 1, 1], [1, 1, 1]),
     ]
 
 
-def _judge_plan() -> list[Any]:
+def _stamped(result: Any, tmp: Path) -> Any:
+    """``result`` with the provenance the command line gives it (its input file, a seed)."""
+    from dataclasses import replace
+
+    from evalsig.data.provenance import file_record, provenance
+
+    path = tmp / "judged.csv"
+    path.write_text("item,judge,human\n1,1,1\n")
+    return replace(result, provenance=provenance(files={"data": file_record(path)}, seed=1))
+
+
+def _rater_agreement(tmp: Path) -> list[Any]:
+    from evalsig.judge import rater_agreement
+
+    complete = [[1, 1, 1], [0, 0, 1], [1, 1, 0], [0, 0, 0], [1, 1, 1]]
+    missing = [[1, 2, 2], [2, 2, None], [3, 3, 2], [1, None, None], [2, 3, 3]]
+    return [
+        rater_agreement(complete, raters=[HOSTILE, "b", "c"], n_resamples=50, rng=0),
+        _stamped(rater_agreement(missing, metric="ordinal", n_resamples=50, rng=1), tmp),
+    ]
+
+
+def _judge_plan(tmp: Path) -> list[Any]:
     from evalsig.judge import labels_for_half_width, labels_for_power
 
     return [
-        labels_for_half_width(0.03, n_unlabeled=5000, correlation=0.8, human_sd=0.5),
+        _stamped(labels_for_half_width(0.03, n_unlabeled=5000, correlation=0.8, human_sd=0.5), tmp),
         labels_for_half_width(0.01, n_unlabeled=100, correlation=0.9, human_sd=0.5, tuned=False),
         labels_for_power(0.05, n_unlabeled=4000, correlation=0.7, human_sd=0.6),
     ]
@@ -508,19 +534,19 @@ def _benchmark_noise(_: Path) -> list[Any]:
     ]
 
 
-def _judge_position_bias() -> list[Any]:
+def _judge_position_bias(tmp: Path) -> list[Any]:
     from evalsig.judge import position_bias
 
     first = ["A", "B"] * 20
     choice = ["A", "A", "B", "B", "A", "B", "A", "A"] * 5
     return [
-        position_bias(choice, first),
+        _stamped(position_bias(choice, first), tmp),
         position_bias(choice, first, pair=np.repeat(np.arange(20), 2)),
         position_bias(choice, first, pair=np.arange(40)),
     ]
 
 
-def _judge_length_bias() -> list[Any]:
+def _judge_length_bias(tmp: Path) -> list[Any]:
     from evalsig.judge import length_bias
 
     rng = np.random.default_rng(17)
@@ -528,18 +554,19 @@ def _judge_length_bias() -> list[Any]:
     judge = (rng.random(300) < 1 / (1 + np.exp(-diff / 80))).astype(int)
     human = np.where(rng.random(300) < 0.8, judge, 1 - judge).astype(float)
     human[::4] = np.nan
-    return [length_bias(judge, diff), length_bias(judge, diff, human=human)]
+    return [_stamped(length_bias(judge, diff), tmp), length_bias(judge, diff, human=human)]
 
 
 BUILDERS: dict[str, Callable[[Path], list[Any]]] = {
-    "judge-length-bias": lambda _: _judge_length_bias(),
-    "judge-position-bias": lambda _: _judge_position_bias(),
+    "judge-length-bias": _judge_length_bias,
+    "judge-position-bias": _judge_position_bias,
     "benchmark-noise": _benchmark_noise,
     "score": _score,
     "arena": _arena,
     "judge": lambda _: _judge(),
-    "judge-agreement": lambda _: _judge_agreement(),
-    "judge-plan": lambda _: _judge_plan(),
+    "judge-agreement": _judge_agreement,
+    "rater-agreement": _rater_agreement,
+    "judge-plan": _judge_plan,
     "pass-at-k": _pass_at_k,
     "pass-at-k-comparison": _pass_at_k_comparison,
     "pass-at-k-power": _pass_at_k_power,
@@ -663,7 +690,11 @@ ONCE_NULL = {
         "models[].noise_sd",
     ],
     "score": ["df", "n_clusters", "n_correct", "prior", "variance", "n_resamples", "seed"],
-    "judge-plan": ["n_labels", "lambda"],
+    "judge-plan": ["n_labels", "lambda", "provenance"],
+    "judge-agreement": ["provenance"],
+    "judge-position-bias": ["provenance"],
+    "judge-length-bias": ["provenance"],
+    "rater-agreement": ["fleiss_kappa", "provenance"],
     "audit": ["reference", "methods[].published", "design.n_clusters", "provenance.inputs"],
     "benchmark-resolution": ["bootstrap", "n_clusters", "pairs[].design_effect", "provenance"],
     "meta-analysis": [
@@ -731,3 +762,47 @@ def test_schema_returns_a_fresh_copy() -> None:
     first = schema("comparison")
     first["title"] = "changed"
     assert schema("comparison")["title"] != "changed"
+
+
+WRITTEN_BY_COMMANDS = (
+    "comparison",
+    "gate",
+    "sample-size",
+    "power",
+    "resolution",
+    "benchmark-resolution",
+    "leaderboard",
+    "leaderboard-tasks",
+    "sequential",
+    "meta-analysis",
+    "random-effects",
+    "audit",
+    "claim-audit",
+    "simulation",
+    "score",
+    "pass-at-k",
+    "pass-at-k-comparison",
+    "pass-at-k-power",
+    "judge",
+    "arena",
+    "benchmark-noise",
+    "judge-agreement",
+    "rater-agreement",
+    "judge-position-bias",
+    "judge-length-bias",
+    "judge-plan",
+)
+"""The kinds a command writes with ``--format json`` (the rest are parts of results, or
+results of the Python API alone)."""
+
+
+@pytest.mark.parametrize("kind", WRITTEN_BY_COMMANDS)
+def test_evalsig_report_renders_every_kind_a_command_writes(kind: str, tmp_path: Path) -> None:
+    from evalsig.cli import app
+
+    saved = tmp_path / f"{kind}.json"
+    saved.write_text(json.dumps(BUILDERS[kind](tmp_path)[0].to_dict()), encoding="utf-8")
+    for fmt in ("text", "markdown", "html"):
+        done = CliRunner().invoke(app, ["report", str(saved), "--format", fmt])
+        assert done.exit_code == 0, (fmt, done.output)
+        assert done.stdout.strip()

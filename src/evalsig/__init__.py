@@ -3,7 +3,7 @@
 >>> import evalsig
 >>> result = evalsig.compare([1, 0, 1, 1, 0, 1], [1, 1, 1, 1, 0, 1])
 >>> result.method
-'mcnemar-exact'
+'mcnemar-score-cc'
 
 The names below are imported when first used (``evalsig.compare`` loads the statistics),
 so that ``import evalsig`` and ``evalsig --help`` start quickly.

@@ -25,15 +25,16 @@ from evalsig.inference._common import (
     Alternative,
     ConfidenceInterval,
     InferenceResult,
+    PairedDecision,
     check_alternative,
     check_confidence_level,
     check_n_resamples,
     record_seed,
     seeded,
 )
-from evalsig.inference._mcnemar import mcnemar_core
+from evalsig.inference._mcnemar import CORRECTED_BELOW, mcnemar_core
 from evalsig.inference._permutation import permutation_core
-from evalsig.inference._ttest import paired_t_core
+from evalsig.inference._ttest import ADJUSTED_BELOW, adjusted_t_core, paired_t_core
 from evalsig.inference._wilcoxon import wilcoxon_core
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ComparisonResult:
+class ComparisonResult(PairedDecision):
     """Is the candidate better than the baseline on the same items? The answer, checkable.
 
     ``estimate`` is candidate minus baseline on the scale of the scores (0.0117 is +1.17
@@ -99,29 +100,6 @@ class ComparisonResult:
     _interval: Callable[[float, Alternative], tuple[float, float]] = field(
         repr=False, compare=False
     )
-
-    @property
-    def p_value(self) -> float:
-        """The p-value (the same number as :attr:`pvalue`)."""
-        return self.pvalue
-
-    @property
-    def confidence_level(self) -> float:
-        return self.ci.confidence_level
-
-    def confidence_interval(
-        self, confidence_level: float = 0.95, *, alternative: Alternative | None = None
-    ) -> ConfidenceInterval:
-        """The interval at another confidence level (and, if given, for another side)."""
-        level = check_confidence_level(confidence_level)
-        side = self.alternative if alternative is None else check_alternative(alternative)
-        low, high = self._interval(level, side)
-        return ConfidenceInterval(low=low, high=high, confidence_level=level)
-
-    def significant(self, alpha: float | None = None) -> bool:
-        """Whether ``pvalue <= alpha`` (default: 1 - the confidence level)."""
-        threshold = 1.0 - self.confidence_level if alpha is None else alpha
-        return bool(self.pvalue <= threshold)
 
     def to_dict(self) -> dict[str, Any]:
         """Strict-JSON-safe fields: NaN and infinities become null, explained in ``nulls``."""
@@ -205,7 +183,7 @@ class ComparisonResult:
 Method = Literal["auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"]
 
 VARIANTS: dict[str, tuple[str, ...]] = {
-    "mcnemar": ("auto", "exact", "asymptotic", "corrected", "mid-p"),
+    "mcnemar": ("auto", "score-cc", "exact", "asymptotic", "corrected", "mid-p"),
     "paired-t": (),
     "permutation": ("auto", "exact", "monte-carlo"),
     "bootstrap": ("bca", "percentile", "basic"),
@@ -215,6 +193,10 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 """The ``variant`` values each method accepts (the first is the default)."""
 
 FEW_CLUSTERS = 30
+
+ADJUSTED = "paired-t-adjusted"
+"""The default for several runs of scores in [0, 1] on few items (not a ``method`` one can
+request: ``method="auto"`` picks it)."""
 
 TestFunction = Callable[..., InferenceResult]
 """``test(d, *, variant, alternative, confidence_level, n_resamples, rng) -> InferenceResult``."""
@@ -359,10 +341,16 @@ def compare(
         Items are matched by id when ids exist, never by position.
     method : {"auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"}
         "auto" picks by the data: clusters -> cluster-robust (CR2); one run of 0/1 scores
-        -> McNemar; several runs or continuous scores -> paired t-test on per-item means.
+        -> McNemar (fewer than 25 discordant items: the score test and interval with
+        continuity correction 1/2, "mcnemar-score-cc"; else the z-test with Tango's
+        interval); several runs of scores in [0, 1] on fewer than 1,000 items -> the t-test
+        on per-item means with Agresti-Min pseudo-items ("paired-t-adjusted"); otherwise
+        the paired t-test on per-item means. Every default's p-value is that of the test
+        its interval inverts: ``p < alpha`` exactly when the interval excludes 0.
         Or the name of a test added with :func:`register_test` or by a plugin.
     variant : str, optional
-        The method's variant: McNemar "exact" / "asymptotic" / "corrected" / "mid-p";
+        The method's variant: McNemar "score-cc" / "exact" / "asymptotic" / "corrected" /
+        "mid-p";
         permutation "auto" / "exact" / "monte-carlo"; bootstrap "bca" / "percentile" / "basic";
         Wilcoxon "exact" / "normal"; cluster "cr2" / "cr1" / "bootstrap" / "wild".
     alternative : {"two-sided", "greater", "less"}
@@ -441,7 +429,7 @@ def compare_paired(
     confidence_level = check_confidence_level(confidence_level)
     _check_method(method)
     chosen, reason = _choose(paired, method)
-    chosen_variant = _check_variant(chosen, variant)
+    chosen_variant = _check_variant("paired-t" if chosen == ADJUSTED else chosen, variant)
     if chosen == "bootstrap" and paired.n_items < MIN_BOOTSTRAP_ITEMS:
         chosen, chosen_variant = "permutation", "auto"
         reason = (
@@ -550,9 +538,23 @@ def _choose(paired: PairedScores, method: str) -> tuple[str, str]:
             "(CR2, Bell-McCaffrey degrees of freedom)"
         )
     if paired.binary and paired.single_run:
-        return "mcnemar", "one run of 0/1 scores per model: McNemar's test on discordant items"
+        return "mcnemar", (
+            "one run of 0/1 scores per model: McNemar's test on discordant items (score "
+            f"test and interval continuity-corrected below {CORRECTED_BELOW} discordant items)"
+        )
+    runs = f"{paired.baseline.n_runs} and {paired.candidate.n_runs} runs"
+    if (
+        not paired.single_run
+        and paired.n_items < ADJUSTED_BELOW
+        and _scores_in_unit_interval(paired)
+    ):
+        return ADJUSTED, (
+            f"several runs per item ({runs}) of scores in [0, 1] on {paired.n_items} items "
+            f"(fewer than {ADJUSTED_BELOW:,}): t-test on per-item means with Agresti-Min "
+            "pseudo-items, as the plain t interval covers too little with few items or "
+            "many tied ones"
+        )
     if paired.binary:
-        runs = f"{paired.baseline.n_runs} and {paired.candidate.n_runs} runs"
         return "paired-t", (
             f"several runs per item ({runs}): paired t-test on per-item means, with items "
             "as the independent units"
@@ -603,6 +605,8 @@ def _run(
     d = paired.differences()
     if method == "paired-t":
         return paired_t_core(d, overwrite_d=True, **common)  # d is ours, used once
+    if method == ADJUSTED:
+        return adjusted_t_core(d, **common)
     if method == "wilcoxon":
         return wilcoxon_core(
             d,
@@ -699,6 +703,11 @@ def _discordant(paired: PairedScores) -> tuple[int, int]:
         n01 += int(np.count_nonzero(yb > xb))
         n10 += int(np.count_nonzero(xb > yb))
     return n01, n10
+
+
+def _scores_in_unit_interval(paired: PairedScores) -> bool:
+    """Whether every per-item mean of both sides lies in [0, 1]."""
+    return _in_unit_interval(paired, (_mean_range(paired.baseline), _mean_range(paired.candidate)))
 
 
 def _mean_range(table: ScoreTable) -> tuple[float, float]:

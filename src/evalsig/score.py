@@ -11,7 +11,7 @@ import math
 import os
 import sys
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -20,6 +20,7 @@ import numpy as np
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.build import factorize
 from evalsig.data.load import load
+from evalsig.data.paired import labels_by_id, labels_in_order
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError, examples
@@ -716,9 +717,11 @@ def _cluster_codes(table: ScoreTable, cluster: Any) -> np.ndarray | None:
             "`cluster` argument; give them once."
         )
     elif isinstance(cluster, Mapping):
-        labels = _labels_from_mapping(cluster, table)
+        labels = labels_by_id(cluster, table.item_ids)
     else:
-        labels = _labels_from_sequence(cluster, table.n_items)
+        labels = labels_in_order(
+            cluster, table.n_items, count=f"the scores have {table.n_items} items"
+        )
     if labels is None:
         return None
     codes, names = factorize(labels)
@@ -730,45 +733,6 @@ def _cluster_codes(table: ScoreTable, cluster: Any) -> np.ndarray | None:
             "`cluster` if the items are independent."
         )
     return codes
-
-
-def _labels_from_mapping(cluster: Mapping[object, object], table: ScoreTable) -> np.ndarray:
-    if table.item_ids is None:
-        raise DataError(
-            "`cluster` is a mapping from item id to label, but the items have no ids (an "
-            "array); pass a sequence of labels in item order instead."
-        )
-    by_id = {str(k): v for k, v in cluster.items()}
-    missing = [i for i in table.item_ids.tolist() if i not in by_id]
-    if missing:
-        raise DataError(
-            f"`cluster` has no label for {len(missing)} item(s) ({examples(missing)}); give "
-            "every item a cluster."
-        )
-    return _labels_from_sequence([by_id[i] for i in table.item_ids.tolist()], table.n_items)
-
-
-def _labels_from_sequence(cluster: object, n_items: int) -> np.ndarray:
-    if not isinstance(cluster, (Sequence, np.ndarray)) or isinstance(cluster, bytes):
-        raise DataError(
-            f"`cluster` must be a column name, a sequence of labels in item order or a "
-            f"mapping item_id -> label; got {type(cluster).__name__}."
-        )
-    values = list(cluster)
-    if len(values) != n_items:
-        raise DataError(
-            f"`cluster` has {len(values)} labels but the scores have {n_items} items; give "
-            "one label per item, in item order (or a mapping item_id -> label)."
-        )
-    bad = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and v != v)]
-    if bad:
-        raise DataError(
-            f"`cluster` is missing for {len(bad)} item(s) (positions {examples(bad)}); "
-            "every item needs a cluster label."
-        )
-    labels = np.empty(len(values), dtype=object)
-    labels[:] = [str(v) for v in values]
-    return labels
 
 
 class _CallableModule(types.ModuleType):

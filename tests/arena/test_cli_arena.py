@@ -73,3 +73,33 @@ def test_a_usage_error_exits_2(tmp_path, simulate):
         app, ["arena", str(_log(tmp_path, simulate)), "--ties", "sometimes"]
     )
     assert result.exit_code == 2
+
+
+def test_cluster_correction_option(tmp_path, simulate):
+    a, b, y = simulate(np.array([0.5, 0.0, -0.5]), 300, seed=42)
+    prompts = np.random.default_rng(42).integers(0, 8, len(y))
+    names, winner = ["alpha", "beta", "gamma"], {1.0: "model_a", 0.0: "model_b"}
+    path = tmp_path / "battles.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "question_id": int(q),
+                    "model_a": names[i],
+                    "model_b": names[j],
+                    "winner": winner[v],
+                }
+            )
+            for i, j, v, q in zip(a, b, y, prompts, strict=True)
+        ),
+        encoding="utf-8",
+    )
+    base = ["arena", str(path), "--cluster", "question_id", "--format", "json", "--seed", "1"]
+    two = json.loads(CliRunner().invoke(app, base).output)
+    one = json.loads(CliRunner().invoke(app, [*base, "--cluster-correction", "CR1"]).output)
+    assert (two["cluster_correction"], one["cluster_correction"]) == ("CR2", "CR1")
+    assert all(0 < row["df"] < 8 for row in two["rows"])
+    assert all(row["df"] is None for row in one["rows"])
+    assert two["rank_null"] == "cr2-studentized"
+    bad = CliRunner().invoke(app, [*base, "--cluster-correction", "CR3"])
+    assert bad.exit_code == 2

@@ -346,9 +346,12 @@ def test_numpy_arrays_cross_to_arrow_and_back(values: np.ndarray) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
-def test_reading_a_long_table_does_not_import_pandas(fmt: str, tmp_path: Path) -> None:
+def test_reading_a_long_table_imports_neither_pandas_nor_arrow_compute(
+    fmt: str, tmp_path: Path
+) -> None:
     """pyarrow imports pandas (0.2-0.4 s) when numpy crosses to it or back through its
-    converters; the fast path reads buffers instead (a CLI run pays for every import)."""
+    converters, and ``pyarrow.compute`` (0.05 s) for casts and takes; the fast path reads
+    buffers instead (a CLI run pays for every import)."""
     import subprocess
     import sys
 
@@ -361,11 +364,33 @@ def test_reading_a_long_table_does_not_import_pandas(fmt: str, tmp_path: Path) -
         f"found = columnar.read_columnar(__import__('pathlib').Path({str(path)!r}), {fmt!r}, "
         "ReadOptions(run_column='run'))\n"
         "assert found is not None, 'the fast path declined'\n"
-        "print('pandas' in sys.modules)\n"
+        "print('pandas' in sys.modules, 'pyarrow.compute' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    assert done.stdout.strip() == "False False"
+
+
+@pytest.mark.parametrize(
+    ("values", "empty"),
+    [
+        ([], False),
+        (["a"], False),
+        ([""], True),
+        (["ab", "c", "", "d"], True),
+        (["ab", "cd"], False),
+    ],
+)
+def test_empty_labels_are_found_from_offsets_in_slices_and_chunks(
+    values: list[str], empty: bool
+) -> None:
+    from evalsig.data.readers.columnar import _has_empty
+
+    array = pa.array(["x", *values, "y"], type=pa.string())
+    inner = array.slice(1, len(values))  # a non-zero offset into the buffers
+    assert _has_empty(inner) is empty
+    assert _has_empty(pa.chunked_array([pa.array(["z"]), inner], type=pa.string())) is empty
+    assert _has_empty(pa.chunked_array([], type=pa.string())) is False
 
 
 @pytest.mark.parametrize("values", [[], ["a"], ["acc", "", "é", "exact_match,none"]])

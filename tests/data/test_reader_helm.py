@@ -182,7 +182,7 @@ def test_compare_two_models_runs(runs: Path, tmp_path: Path) -> None:
     assert list(load_tasks(a, metric="exact_match")) == list(load_tasks(b, metric="exact_match"))
     baseline = evalsig.load(a, metric="exact_match", split="test")
     candidate = evalsig.load(b, metric="exact_match", split="test")
-    r = evalsig.compare(baseline, candidate)
+    r = evalsig.compare(baseline, candidate, method="mcnemar", variant="exact")
     assert r.method == "mcnemar-exact"
     assert (r.n_items, r.n01, r.n10) == (9, 2, 0)
     assert (r.baseline_mean, r.candidate_mean) == pytest.approx((1 / 9, 3 / 9))

@@ -663,7 +663,7 @@ def test_compare_two_logs(tmp_path: Path) -> None:
     base = ["C"] * 12 + ["I"] * 12 + ["C"] * 3 + ["I"] * 3
     cand = ["C"] * 21 + ["I"] * 9
     a, b = _model_logs(tmp_path, "baseline", base), _model_logs(tmp_path, "candidate", cand)
-    result = evalsig.compare(a, b)
+    result = evalsig.compare(a, b, method="mcnemar", variant="exact")
     assert result.method == "mcnemar-exact"
     assert (result.n_items, result.n01, result.n10) == (30, 9, 3)
     assert (result.baseline_mean, result.candidate_mean) == (0.5, 0.7)
@@ -683,7 +683,7 @@ def test_compare_logs_with_epochs(tmp_path: Path) -> None:
     b = _model_logs(tmp_path, "candidate", cand, epochs=3)
     ta, tb = load(a), load(b)
     assert (ta.n_runs, tb.n_runs) == (3, 3)
-    result = evalsig.compare(a, b)
+    result = evalsig.compare(a, b, method="paired-t")
     assert result.method == "paired-t"
     assert result.n_runs == (3, 3)
     # scipy.stats.ttest_rel on the per-item means over the three epochs

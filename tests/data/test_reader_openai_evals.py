@@ -126,7 +126,7 @@ def test_repeated_match_events_are_runs(tmp_path: Path) -> None:
 def test_compare_two_logs(tmp_path: Path) -> None:
     base = _single(tmp_path / "a.jsonl", [True, False, False, True, False, True])
     cand = _single(tmp_path / "b.jsonl", [True, True, True, True, False, True])
-    r = evalsig.compare(base, cand)
+    r = evalsig.compare(base, cand, method="mcnemar", variant="exact")
     assert r.method == "mcnemar-exact"
     assert (r.n_items, r.n01, r.n10) == (6, 2, 0)
     assert r.estimate == pytest.approx(2 / 6)

@@ -73,7 +73,16 @@ RECORDED_RATIO_SE = 0.002827280895506766
 def test_continuous_intervals_are_the_recorded_ones(kind: str) -> None:
     x, y, _, _ = _recorded_data()
     r = bootstrap(x, y, interval=kind, n_resamples=3000, rng=11)  # type: ignore[arg-type]
-    assert (r.ci.low, r.ci.high, r.pvalue) == RECORDED[kind]
+    if kind == "basic":
+        # 2 * estimate - the percentile bounds (recorded exactly): the estimate's last bits
+        # follow numpy's summation, which differs between its versions.
+        pct_low, pct_high, _ = RECORDED["percentile"]
+        assert (r.ci.low, r.ci.high) == (2 * r.estimate - pct_high, 2 * r.estimate - pct_low)
+        assert r.ci.low == pytest.approx(RECORDED[kind][0], rel=1e-12)
+        assert r.ci.high == pytest.approx(RECORDED[kind][1], rel=1e-12)
+        assert r.pvalue == RECORDED[kind][2]
+    else:
+        assert (r.ci.low, r.ci.high, r.pvalue) == RECORDED[kind]
     assert r.se == RECORDED_SE
 
 

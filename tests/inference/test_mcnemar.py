@@ -149,8 +149,65 @@ def test_no_discordant_items_gives_p_one_with_a_note() -> None:
 
 
 def test_auto_variant_switches_on_discordant_count() -> None:
-    assert mcnemar_from_table([[50, 12], [5, 33]]).method == "mcnemar-exact"
+    assert mcnemar_from_table([[50, 12], [5, 33]]).method == "mcnemar-score-cc"
     assert mcnemar_from_table([[50, 20], [10, 33]]).method == "mcnemar-asymptotic"
+    assert mcnemar_from_table([[50, 13], [12, 33]]).method == "mcnemar-asymptotic"  # 25
+    assert mcnemar_from_table([[50, 12], [11, 33]]).method == "mcnemar-score-cc"
+
+
+def test_score_cc_statistic_and_pvalue() -> None:
+    """z = (|n01 - n10| - 1/2) / sqrt(n01 + n10), here (7 - 0.5) / sqrt(17); the normal
+    p-value of it (two-sided 0.1264, one-sided half of it)."""
+    r = mcnemar_from_table(TABLE, variant="score-cc")
+    assert r.statistic == pytest.approx(6.5 / math.sqrt(17), rel=1e-12)
+    assert r.pvalue == pytest.approx(2 * stats.norm.sf(6.5 / math.sqrt(17)), rel=1e-12)
+    greater = mcnemar_from_table(TABLE, variant="score-cc", alternative="greater")
+    assert greater.pvalue == pytest.approx(stats.norm.sf(6.5 / math.sqrt(17)), rel=1e-12)
+    balanced = mcnemar_from_table([[20, 3], [3, 20]], variant="score-cc")
+    assert (balanced.statistic, balanced.pvalue) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(("n01", "n10", "n"), [(12, 5, 100), (7, 1, 21), (5, 0, 10), (3, 3, 50)])
+def test_corrected_interval_matches_numerical_oracle(n01: int, n10: int, n: int) -> None:
+    """The corrected interval solves Z_cc(delta) = -/+ z with the same constrained MLE as
+    Tango's: the oracle's bounds at numerator n01 - n10 -/+ 1/2 (off the plateau around the
+    estimate where the corrected numerator is 0)."""
+    low, high = tango_interval(n01, n10, n, 0.95, "two-sided", correction=0.5)
+    # Z_cc(delta) = Z(delta) computed with counts whose difference is shifted by 1/2:
+    # solve with the oracle's score on (n01 - 0.5 - n delta) for the low bound.
+    z = stats.norm.ppf(0.975)
+    n_same = n - n01 - n10
+
+    def score(delta: float, shift: float) -> float:
+        def nll(q: float) -> float:
+            p01, p10 = q + delta, q
+            return -(n01 * np.log(p01) + n10 * np.log(p10) + n_same * np.log(1 - p01 - p10))
+
+        lo = max(0.0, -delta) + 1e-12
+        hi = (1 - delta) / 2 - 1e-12
+        q = optimize.minimize_scalar(
+            nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-14}
+        ).x
+        return (n01 - n10 - shift - n * delta) / math.sqrt(n * (2 * q + delta - delta**2))
+
+    est = (n01 - n10) / n
+    o_low = optimize.brentq(lambda d: score(d, 0.5) - z, -0.999, est)
+    assert low == pytest.approx(o_low, abs=1e-6)
+    if n01 + n10 < n:
+        o_high = optimize.brentq(lambda d: score(d, -0.5) + z, est, 0.999)
+        assert high == pytest.approx(o_high, abs=1e-6)
+    plain = tango_interval(n01, n10, n, 0.95, "two-sided")
+    assert low < plain[0]  # the correction widens the interval
+    assert high > plain[1]
+
+
+def test_requested_variants_other_than_auto_say_the_interval_is_another_statistics() -> None:
+    for variant in ("exact", "mid-p", "corrected"):
+        r = mcnemar_from_table(TABLE, variant=variant)  # type: ignore[arg-type]
+        assert any("comes from another statistic" in note for note in r.notes)
+    for variant in ("auto", "score-cc", "asymptotic"):
+        r = mcnemar_from_table(TABLE, variant=variant)  # type: ignore[arg-type]
+        assert not any("another statistic" in note for note in r.notes)
 
 
 def test_from_arrays_counts_discordant_items() -> None:

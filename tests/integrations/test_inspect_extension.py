@@ -381,14 +381,14 @@ def test_eval_log_errors(logs: dict[str, EvalLog]) -> None:
 
 def test_compare_logs(logs: dict[str, EvalLog]) -> None:
     baseline, candidate = logs["baseline"], logs["candidate"]
-    result = compare_logs(baseline, candidate)
+    result = compare_logs(baseline, candidate, method="paired-t")
     assert result.method == "paired-t"  # two epochs: per-sample means, samples the units
     assert (result.n_items, result.n_runs) == (8, (2, 2))
     # scipy.stats.ttest_rel on the per-sample means over the two epochs
     reference = stats.ttest_rel(CANDIDATE_MEANS, BASELINE_MEANS)
     assert result.estimate == pytest.approx(np.mean(CANDIDATE_MEANS) - np.mean(BASELINE_MEANS))
     assert result.pvalue == pytest.approx(reference.pvalue, rel=1e-12)
-    from_files = evalsig.compare(baseline.location, candidate.location)
+    from_files = evalsig.compare(baseline.location, candidate.location, method="paired-t")
     assert (result.estimate, result.pvalue, tuple(result.ci)) == (
         from_files.estimate,
         from_files.pvalue,

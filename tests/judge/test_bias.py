@@ -179,6 +179,13 @@ def _schema(kind: str) -> dict[str, Any]:
     return dict(json.loads(text))
 
 
+def _validator(jsonschema: Any, schema: dict[str, Any]) -> Any:
+    """A validator that resolves the schemas' references to one another (provenance)."""
+    from evalsig.report.schemas import registry
+
+    return jsonschema.Draft202012Validator(schema, registry=registry())
+
+
 def _bias_results() -> list[Any]:
     choice, first = _judgments(60, 0.6, 2)
     judge, diff = _logit(5, 200, 0.01)
@@ -198,12 +205,12 @@ def test_results_validate_against_their_schemas() -> None:
     for result in _bias_results():
         document = json.loads(json.dumps(result.to_dict(), allow_nan=False))
         schema = _schema(document["kind"])
-        jsonschema.Draft202012Validator(schema).validate(document)
+        _validator(jsonschema, schema).validate(document)
         assert set(document) == set(schema["properties"])
     wrong = _bias_results()[0].to_dict()
     wrong["estimate"] = 0.7
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.Draft202012Validator(_schema("judge-position-bias")).validate(wrong)
+        _validator(jsonschema, _schema("judge-position-bias")).validate(wrong)
 
 
 def test_renderings() -> None:

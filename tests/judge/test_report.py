@@ -130,8 +130,10 @@ def test_confidence_interval_at_another_level() -> None:
 
 def _validate(kind: str, document: dict[str, Any]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
+    from evalsig.report.schemas import registry
+
     text = (resources.files("evalsig.report.schemas") / f"{kind}.schema.json").read_text()
-    jsonschema.Draft202012Validator(json.loads(text)).validate(
+    jsonschema.Draft202012Validator(json.loads(text), registry=registry()).validate(
         json.loads(json.dumps(document, allow_nan=False))
     )
 

@@ -1,9 +1,10 @@
 """pair_tests and align_models against their plain, unmasked forms, bit for bit.
 
-pair_tests computes McNemar's exact binomial only for pairs below 25 discordant items, the
-z-form only above, and the sd only for the paired t-test; align_models makes no copy when it
-keeps every item. The references here compute every formula on every pair and take the
-columns by indexing, as the code did before; the results must have the same bits.
+pair_tests computes McNemar's continuity-corrected z only for pairs below 25 discordant
+items, the uncorrected z-form only above, and the sd only for the paired t-test;
+align_models makes no copy when it keeps every item. The references here compute every
+formula on every pair and take the columns by indexing, as the code did before; the
+results must have the same bits.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from scipy import stats
 
 from evalsig.data.models import ModelScores, align_models
 from evalsig.data.provenance import without_time
-from evalsig.inference.allpairs import EXACT_BELOW, pair_statistics, pair_sums, pair_tests
+from evalsig.inference.allpairs import CORRECTED_BELOW, pair_statistics, pair_sums, pair_tests
 from evalsig.leaderboard import leaderboard
 
 
 def _near_copies(seed: int, m: int = 40, n: int = 300, missing: float = 0.0) -> np.ndarray:
     """0/1 scores of models that flip 0-59 items of one answer sheet: pairs with 0 to
-    ~100 discordant items, so some take the exact test and some the z-form; models 0 and 1
-    are identical."""
+    ~100 discordant items, so some take the corrected z and some the uncorrected one;
+    models 0 and 1 are identical."""
     rng = np.random.default_rng(seed)
     x = np.tile((rng.random(n) < 0.6).astype(float), (m, 1))
     for k in range(m):
@@ -42,10 +43,11 @@ def _reference(sums: np.ndarray, b: np.ndarray, c: np.ndarray, binary: bool) -> 
             disc = n01 + n10
             se = np.sqrt(np.maximum(disc - (n01 - n10) ** 2 / n, 0.0)) / n
             asymptotic = 2 * stats.norm.sf(np.abs(n01 - n10) / np.sqrt(disc))
-            exact = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(n01, n10), disc, 0.5))
-            small = disc < EXACT_BELOW
-            p = np.where(disc == 0, 1.0, np.where(small, exact, asymptotic))
-            df = np.where(small, np.nan, np.inf)
+            z_cc = np.maximum(np.abs(n01 - n10) - 0.5, 0.0) / np.sqrt(disc)
+            corrected = np.minimum(1.0, 2 * stats.norm.sf(z_cc))
+            small = disc < CORRECTED_BELOW
+            p = np.where(disc == 0, 1.0, np.where(small, corrected, asymptotic))
+            df = np.full(np.shape(p), np.inf)
         else:
             se = s["sd"] / np.sqrt(n)
             df = n - 1
@@ -70,8 +72,8 @@ def test_pair_tests_have_the_bits_of_the_unmasked_tests(
     if binary:  # both branches and the no-discordance case are exercised
         disc = got.n01 + got.n10
         assert (disc == 0).any()
-        assert (disc < EXACT_BELOW).any()
-        assert (disc >= 2 * EXACT_BELOW).any()
+        assert (disc < CORRECTED_BELOW).any()
+        assert (disc >= 2 * CORRECTED_BELOW).any()
     for field, value in want.items():
         assert np.asarray(getattr(got, field)).tobytes() == np.asarray(value).tobytes(), field
 

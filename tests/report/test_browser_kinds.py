@@ -82,6 +82,7 @@ def _named(tmp: Path) -> Built:
     from evalsig.audit import AuditMethod, audit, audit_claim
     from evalsig.data.models import model_scores
     from evalsig.inference import adjust, dependence, romano_wolf, sign_test
+    from evalsig.judge import judge_agreement, rater_agreement
     from evalsig.leaderboard import leaderboard, leaderboard_tasks
     from evalsig.meta import random_effects, synthesize
     from evalsig.power import benchmark_resolution
@@ -156,6 +157,30 @@ def _named(tmp: Path) -> Built:
         "audit": (
             audit(design, methods=["paired-t", custom], n_simulations=10, rng=1).to_dict(),
             (MODELS[2],),
+        ),
+        "judge-agreement": (
+            judge_agreement(
+                [TASKS[0], TASKS[1], TASKS[0], TASKS[1], TASKS[0]],
+                [TASKS[0], TASKS[1], TASKS[1], TASKS[1], TASKS[0]],
+                positive=TASKS[0],
+                n_resamples=50,
+                rng=0,
+            ).to_dict(),
+            TASKS,
+        ),
+        "rater-agreement": (
+            rater_agreement(
+                [
+                    [MODELS[0], MODELS[0], MODELS[2]],
+                    [MODELS[2]] * 3,
+                    [MODELS[0]] * 3,
+                    [MODELS[2], MODELS[0], MODELS[2]],
+                ],
+                raters=list(MODELS),
+                n_resamples=50,
+                rng=0,
+            ).to_dict(),
+            MODELS,
         ),
     }
 

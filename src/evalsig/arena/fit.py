@@ -14,7 +14,8 @@ Newton's method on the rows of :class:`~evalsig.arena.battles.Compressed` (desig
 sum by model index, so 200 models cost a 199 x 199 solve per step). The information is
 ``I = sum_r n_r w_r X_r' H_r X_r``; the sandwich is ``I^-1 B I^-1`` with
 ``B = sum_r n_r w_r^2 U_r U_r'`` (HC0; ``U_r`` the score of one battle), or with clusters
-``B = G / (G - 1) sum_g S_g S_g'`` (``S_g`` the summed scores of cluster g).
+``B = G / (G - 1) sum_g S_g S_g'`` (CR1; ``S_g`` the summed scores of cluster g) or the
+bias-reduced CR2 of :mod:`evalsig.arena.cr2`.
 
 References
 ----------
@@ -32,9 +33,10 @@ import numpy as np
 from evalsig.arena.battles import Compressed
 from evalsig.errors import DataError
 
-__all__ = ["Design", "Fit", "Ties", "check_estimable", "fit", "newton"]
+__all__ = ["Correction", "Design", "Fit", "Ties", "check_estimable", "fit", "newton"]
 
 Ties = Literal["half", "davidson"]
+Correction = Literal["CR2", "CR1"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,13 @@ class Fit:
     loglik: float
     iterations: int
     n_clusters: int | None
+    correction: Literal["CR2", "CR1"] | None = None
+    """The cluster-robust meat actually used (None without clusters)."""
+    df: np.ndarray | None = None
+    """CR2 only: Bell-McCaffrey degrees of freedom of each of ``contrasts``."""
+    notes: tuple[str, ...] = ()
+    cr2: Any = None
+    """CR2 only: the :class:`evalsig.arena.cr2.CR2` parts (for the rank intervals)."""
 
 
 class Design:
@@ -160,8 +169,15 @@ def fit(
     start: np.ndarray | None = None,
     tol: float = 1e-10,
     max_iter: int = 200,
+    correction: Correction = "CR1",
+    contrasts: np.ndarray | None = None,
 ) -> Fit:
     """Newton's method with step halving; ``start`` (free parameters) warm-starts a refit.
+
+    With clusters, ``correction="CR2"`` gives the bias-reduced meat of
+    :mod:`evalsig.arena.cr2` and the degrees of freedom of ``contrasts`` (``K x J``, free
+    parameters; default the identity) for ``ties="half"``; Davidson ties, or a CR2 whose
+    cost exceeds :data:`~evalsig.arena.cr2.CR2_BUDGET`, fall back to CR1 with a note.
 
     Raises
     ------
@@ -172,8 +188,39 @@ def fit(
     params, current, iteration = newton(design, rows, ties, start, tol=tol, max_iter=max_iter)
     _grad, info = _gradient_information(design, rows, params, ties)
     inv = np.linalg.inv(info)
-    meat = _meat(design, rows, params, ties)
     n_clusters = None if rows.cluster is None else len(np.unique(rows.cluster))
+    used: Correction | None = None if n_clusters is None else "CR1"
+    df = None
+    notes: list[str] = []
+    meat = None
+    parts = None
+    if n_clusters is not None and correction == "CR2":
+        from evalsig.arena.cr2 import CR2_BUDGET, cr2, cr2_cost
+
+        c = np.eye(len(params)) if contrasts is None else contrasts
+        cost = cr2_cost(rows, len(params), c.shape[1])
+        if ties == "davidson":
+            notes.append(
+                "CR2 is defined here for ties='half' (a logistic model); Davidson ties use "
+                "the CR1 cluster-robust covariance with normal intervals."
+            )
+        elif cost > CR2_BUDGET:
+            notes.append(
+                f"the exact CR2 covariance would take about {cost:.1e} operations "
+                f"({n_clusters:,} clusters); CR1 is used instead (with this many clusters "
+                "the two differ by O(1/G))."
+            )
+        elif n_clusters >= 2:
+            parts = cr2(design, rows, params, inv, c)
+            meat, df, used = parts.meat, parts.df, "CR2"
+            if parts.n_singular:
+                notes.append(
+                    f"{parts.n_singular:,} clusters alone determine some score (leverage 1): "
+                    "their CR2 adjustment uses a pseudo-inverse, and intervals that rest "
+                    "on them are too short; add battles of those models on other prompts."
+                )
+    if meat is None:
+        meat = _meat(design, rows, params, ties)
     return Fit(
         params=_full(params, anchor, rows.n_models),
         information=info,
@@ -182,6 +229,10 @@ def fit(
         loglik=current,
         iterations=iteration,
         n_clusters=n_clusters,
+        correction=used,
+        df=df,
+        notes=tuple(notes),
+        cr2=parts,
     )
 
 

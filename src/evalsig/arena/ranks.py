@@ -5,7 +5,8 @@ For estimated scores ``s`` with covariance ``V``, the difference ``s_i - s_j`` h
 error ``se_ij = sqrt(V_ii + V_jj - 2 V_ij)``. The critical value ``c`` is the
 ``confidence_level`` quantile of ``max_{i<j} |Z_i - Z_j| / se_ij`` with ``Z ~ N(0, V)``
 (Hothorn, Bretz & Westfall 2008), estimated from seeded normal draws shared by every
-pair; then all intervals ``s_i - s_j +/- c se_ij`` hold at once with the stated level, and
+pair (multivariate t draws when a degrees-of-freedom correction is given); then all
+intervals ``s_i - s_j +/- c se_ij`` hold at once with the stated level, and
 ``a`` is significantly better than ``b`` when its interval lies above 0.
 """
 
@@ -41,9 +42,15 @@ def simultaneous_ranks(
     confidence_level: float,
     n_draws: int,
     seed: np.random.SeedSequence,
+    df: float | None = None,
+    critical_value: float | None = None,
     chunk: int = 1024,
 ) -> Ranks:
     """Rank intervals and tie groups from max-T simultaneous pairwise intervals.
+
+    With ``df`` (small-sample cluster-robust covariance) the draws are multivariate t,
+    ``Z / sqrt(chi2_df / df)`` with one chi-square per draw shared by every pair; a given
+    ``critical_value`` replaces the draws.
 
     >>> ranks = simultaneous_ranks(np.array([2.0, 0.0, -0.1]), np.eye(3) * 0.01,
     ...     confidence_level=0.95, n_draws=2000, seed=np.random.SeedSequence(1))
@@ -61,6 +68,8 @@ def simultaneous_ranks(
     tol = 1e-9 * max(1.0, float(np.max(np.abs(scores), initial=0.0)))
     if m < 2:
         c = 0.0
+    elif critical_value is not None:
+        c = critical_value
     else:
         values, vectors = np.linalg.eigh((cov + cov.T) / 2.0)
         root = vectors * np.sqrt(np.clip(values, 0.0, None))
@@ -69,7 +78,10 @@ def simultaneous_ranks(
         maxima = np.empty(n_draws)
         for start in range(0, n_draws, chunk):
             size = min(chunk, n_draws - start)
-            z = np.ascontiguousarray((rng.standard_normal((size, m)) @ root.T).T, np.float32)
+            normal = rng.standard_normal((size, m)) @ root.T
+            if df is not None and np.isfinite(df):
+                normal /= np.sqrt(rng.chisquare(df, size) / df)[:, None]
+            z = np.ascontiguousarray(normal.T, np.float32)
             best = np.zeros(size, dtype=np.float32)
             for i in range(m - 1):  # row i against every later model, all draws at once
                 t = np.abs(z[i + 1 :] - z[i])

@@ -32,6 +32,8 @@ class Covariate:
     """Of the result's interval method (sandwich, cluster-robust or bootstrap)."""
     se_model: float
     """Model-based (inverse information)."""
+    df: float | None = None
+    """Bell-McCaffrey degrees of freedom (CR2); None: normal."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,6 +62,15 @@ class ArenaResult:
     anchor: str | None
     interval: str
     """'sandwich', 'cluster-robust sandwich' or 'bootstrap'."""
+    cluster_correction: str | None = None
+    """'CR2' (bias-reduced, t intervals) or 'CR1' for a cluster-robust sandwich."""
+    df: np.ndarray | None = field(default=None, repr=False)
+    """CR2: Bell-McCaffrey degrees of freedom of each score's t interval."""
+    rank_df: float | None = None
+    """Degrees of freedom of the multivariate t behind the rank intervals, if one was used."""
+    rank_null: str = "normal"
+    """The draws behind the rank intervals' critical value: 'normal', 'multivariate-t'
+    (CR2 fallback) or 'cr2-studentized' (each draw's own CR2 standard errors)."""
     confidence_level: float
     critical_value: float
     """The max-T critical value of the simultaneous pairwise intervals behind the ranks."""
@@ -114,6 +125,7 @@ class ArenaResult:
                     "rank_high": int(self.rank_high[i]),
                     "group": int(self.group[i]),
                     "n_battles": int(self.n_battles[i]),
+                    "df": self._df(i),
                 }
             )
         if self.tie_parameter is None:
@@ -124,6 +136,14 @@ class ArenaResult:
             nulls["n_resamples"] = "no bootstrap: sandwich intervals"
         if self.n_clusters is None:
             nulls["n_clusters"] = "no clusters given: each battle is its own unit"
+        if self.cluster_correction is None:
+            nulls["cluster_correction"] = "not a cluster-robust sandwich"
+        if self.rank_df is None:
+            nulls["rank_df"] = f"no multivariate t: {self.rank_null} draws"
+        if any(row["df"] is None for row in rows):
+            nulls["rows[].df"] = (
+                "normal interval (no CR2 correction, or a score fixed by the anchor)"
+            )
         if self.online_elo is None:
             nulls["online_elo"] = "not asked for"
         if self.seed is None:
@@ -136,6 +156,9 @@ class ArenaResult:
             "scale": self.scale,
             "anchor": self.anchor,
             "interval": self.interval,
+            "cluster_correction": self.cluster_correction,
+            "rank_df": self.rank_df,
+            "rank_null": self.rank_null,
             "confidence_level": self.confidence_level,
             "critical_value": self.critical_value,
             "n_draws": self.n_draws,
@@ -146,7 +169,13 @@ class ArenaResult:
             "n_clusters": self.n_clusters,
             "rows": rows,
             "covariates": [
-                {"name": c.name, "estimate": c.estimate, "se": c.se, "se_model": c.se_model}
+                {
+                    "name": c.name,
+                    "estimate": c.estimate,
+                    "se": c.se,
+                    "se_model": c.se_model,
+                    "df": c.df,
+                }
                 for c in self.covariates
             ],
             "tie_parameter": None
@@ -167,6 +196,11 @@ class ArenaResult:
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
+
+    def _df(self, i: int) -> float | None:
+        if self.df is None or not np.isfinite(self.df[i]):
+            return None
+        return float(self.df[i])
 
     def to_frame(self) -> Any:
         """One row per model, best first: the numbers of ``to_dict()``'s rows (the interval

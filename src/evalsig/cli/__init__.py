@@ -1,6 +1,7 @@
 """The evalsig command line: ``compare``, ``score``, ``pass-at-k``, ``gate``, ``register``,
 ``inspect``, ``plugins``, ``report``, ``power``, ``resolution``, ``monitor``,
-``leaderboard``, ``noise``, ``arena``, ``judge``, ``ingest``, ``store-info``, ``meta``, ``audit``,
+``leaderboard``, ``noise``, ``arena``, ``judge``, ``agreement``, ``position-bias``,
+``length-bias``, ``judge-plan``, ``ingest``, ``store-info``, ``meta``, ``audit``,
 ``audit-claim``, ``simulate``, ``demo``.
 
 Exit codes, one scheme for every command (:data:`evalsig.cli.app.EXIT_CODES`): 0 success,
@@ -9,8 +10,10 @@ resolved, 4 data error (one line on stderr, no traceback).
 """
 
 from evalsig.cli import (
+    agreement,
     arena,
     audit,
+    bias,
     compare,
     demo,
     gate,
@@ -29,9 +32,11 @@ from evalsig.cli import (
 from evalsig.cli.app import app, main
 
 __all__ = [
+    "agreement",
     "app",
     "arena",
     "audit",
+    "bias",
     "compare",
     "demo",
     "gate",

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import Format, Output
+from evalsig.cli.options import Format, Output, check_level
 from evalsig.cli.output import emit
 
 __all__ = ["arena_command"]
@@ -37,10 +37,9 @@ class Interval(str, Enum):
     bootstrap = "bootstrap"
 
 
-def _check_level(value: float) -> float:
-    if not 0.0 < value < 1.0:
-        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
-    return value
+class ClusterCorrection(str, Enum):
+    CR2 = "CR2"
+    CR1 = "CR1"
 
 
 @command("arena", example="evalsig arena clean_battle.json --ties davidson --elo")
@@ -71,6 +70,13 @@ def arena_command(
     interval: Annotated[
         Interval, typer.Option(help="sandwich (cluster-robust by prompt when known) or bootstrap.")
     ] = Interval.sandwich,
+    cluster_correction: Annotated[
+        ClusterCorrection,
+        typer.Option(
+            help="Clustered sandwich: CR2 (small-sample, t intervals) or CR1 (normal).",
+            case_sensitive=False,
+        ),
+    ] = ClusterCorrection.CR2,
     baseline: Annotated[
         str | None, typer.Option(help="arena-hard: the baseline model (default gpt-4-0314).")
     ] = None,
@@ -82,7 +88,7 @@ def arena_command(
         typer.Option(help="FastChat: a field whose equal values share a prompt (question_id)."),
     ] = None,
     confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=_check_level)
+        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
     ] = 0.95,
     resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
@@ -112,6 +118,7 @@ def arena_command(
             anchor=anchor,
             scale=scale.value,
             interval=interval.value,
+            cluster_correction=cluster_correction.value,
             confidence_level=confidence_level,
             n_resamples=resamples,
             rng=seed,

@@ -24,6 +24,7 @@ from evalsig.cli.options import (
     ScoreColumn,
     Separator,
     TaskColumn,
+    check_level,
     parse_where,
 )
 from evalsig.cli.output import emit
@@ -72,12 +73,6 @@ def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
     if value not in choices:
         allowed = ", ".join(choices) or "none"
         raise typer.BadParameter(f"method {name!r} has no variant {value!r} (choose: {allowed}).")
-    return value
-
-
-def _check_level(value: float) -> float:
-    if not 0.0 < value < 1.0:
-        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
     return value
 
 
@@ -149,7 +144,7 @@ def compare_command(
         bool, typer.Option("--one-sided", help="Same as --alternative greater.")
     ] = False,
     confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the interval.", callback=_check_level)
+        float, typer.Option(help="Confidence level of the interval.", callback=check_level)
     ] = 0.95,
     resamples: Annotated[
         int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")

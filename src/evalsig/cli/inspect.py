@@ -1,5 +1,6 @@
-"""``evalsig inspect FILE...``: what evalsig sees in result files, before comparing them;
-``evalsig plugins``: the readers, tests, methods and views installed packages add."""
+"""``evalsig inspect FILE...``: what evalsig sees in result files, before comparing them,
+with each task's score and its interval (as ``evalsig score`` gives it); ``evalsig
+plugins``: the readers, tests, methods and views installed packages add."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import warnings
 from dataclasses import asdict
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -48,44 +49,88 @@ def inspect_command(
     where: Where = None,
     output_format: Format = OutputFormat.text,
 ) -> None:
-    """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems.
+    """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems,
+    and each task's score with its interval (the default of evalsig score).
 
     Tables (CSV, JSON, Parquet) are described with the column options that compare would
     be given, e.g. evalsig inspect scores.csv --task-column task --run seed.
     """
     from evalsig.data import describe
 
-    conditions = parse_where(where)
+    options: dict[str, Any] = {
+        "format": input_format,
+        "skip_bad_lines": True,
+        "where": parse_where(where),
+        "id_column": id_column,
+        "score_column": score_column,
+        "run_column": run_column,
+        "task_column": task_column,
+    }
     with data_errors(), stdin_paths(paths, input_format) as read_paths:
-        found = [
-            (
-                path,
-                describe(
-                    path,
-                    format=input_format,
-                    skip_bad_lines=True,
-                    where=conditions,
-                    id_column=id_column,
-                    score_column=score_column,
-                    run_column=run_column,
-                    task_column=task_column,
-                ),
-            )
-            for path in map(Path, read_paths)
-        ]
+        found = []
+        for path in map(Path, read_paths):
+            description = describe(path, **options)
+            found.append((path, description, scores(path, description, options)))
     if output_format is OutputFormat.json:
-        payload = [{"path": str(p), **asdict(d)} for p, d in found]
+        payload = [{"path": str(p), **asdict(d), "scores": s} for p, d, s in found]
         typer.echo(json.dumps(payload, indent=2, allow_nan=False))
         return
     console = result_console()
-    for path, description in found:
+    for path, description, scored in found:
         if output_format is OutputFormat.markdown:
-            typer.echo(_markdown(path, description))
+            typer.echo(_markdown(path, description, scored))
         else:
-            _print(console, path, description)
+            _print(console, path, description, scored)
 
 
-def _print(console: Console, path: Path, d: Description) -> None:
+def scores(path: Path, d: Description, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each task's (and metric's, filter's) score with its interval: :func:`evalsig.score`
+    with its defaults, as ``evalsig score`` gives it, on the data read as ``describe`` read
+    them. One entry per task, metric and filter: ``task``, ``metric``, ``filter``, ``score``
+    (the :class:`~evalsig.score.ScoreResult` JSON) and ``error`` (why it could not be
+    scored; one of the two is null)."""
+    from evalsig.data import load, load_tasks
+    from evalsig.errors import EvalsigError
+    from evalsig.score import score
+
+    def scored(table: Any) -> dict[str, Any]:
+        try:
+            return {"score": score(table).to_dict(), "error": None}
+        except EvalsigError as exc:
+            return {"score": None, "error": str(exc)}
+
+    if all(len(t.metrics) == 1 and len(t.filters) <= 1 for t in d.tasks):
+        try:  # one read for every task
+            tables = load_tasks(path, **options)
+        except EvalsigError:
+            tables = {}  # read task by task below, so that each says what is wrong with it
+        if set(tables) == {t.name for t in d.tasks}:
+            return [
+                {"task": t.name, "metric": t.metrics[0], "filter": (t.filters or (None,))[0]}
+                | scored(tables[t.name])
+                for t in d.tasks
+            ]
+    out = []
+    for t in d.tasks:
+        for metric in t.metrics:
+            for chosen in t.filters or (None,):
+                entry: dict[str, Any] = {"task": t.name, "metric": metric, "filter": chosen}
+                try:
+                    table = load(
+                        path,
+                        task=t.name or None,
+                        metric=metric if len(t.metrics) > 1 else None,
+                        filter=chosen if len(t.filters) > 1 else None,
+                        **options,
+                    )
+                except EvalsigError as exc:
+                    out.append(entry | {"score": None, "error": str(exc)})
+                    continue
+                out.append(entry | scored(table))
+    return out
+
+
+def _print(console: Console, path: Path, d: Description, scored: list[dict[str, Any]]) -> None:
     console.print(f"{path}  [{', '.join(d.layouts)}]", style="bold", markup=False)
     table = Table(show_edge=False, pad_edge=False)
     for column in ("task", "items", "runs", "metrics", "filters", "scores", "missing"):
@@ -102,6 +147,12 @@ def _print(console: Console, path: Path, d: Description) -> None:
             f"{t.n_missing:,}",
         )
     console.print(table)
+    if scored:
+        console.print("  scores (the interval of evalsig score, method auto):", markup=False)
+        for line in _aligned([list(SCORE_HEADER), *_score_rows(scored)]):
+            console.print(f"    {line}", markup=False)
+        for line in _unscored(scored):
+            console.print(f"    {line}", style="red", markup=False)
     if d.cluster_fields:
         console.print(f"  cluster fields: {', '.join(d.cluster_fields)}", markup=False)
     if d.key_fields:
@@ -120,7 +171,48 @@ def _print(console: Console, path: Path, d: Description) -> None:
     console.print()
 
 
-def _markdown(path: Path, d: Description) -> str:
+SCORE_HEADER = ("task", "metric", "score", "interval", "method", "data")
+"""Columns of each file's scores: one row per task, metric and filter."""
+
+
+def _score_rows(scored: list[dict[str, Any]]) -> list[list[str]]:
+    """One row per entry of :func:`scores`: the score and interval as evalsig score shows
+    them, or 'not scored' and why."""
+    from evalsig.report import score as views
+
+    rows = []
+    for entry in scored:
+        metric = entry["metric"] + (f" ({entry['filter']})" if entry["filter"] else "")
+        head = [entry["task"] or "(all rows)", metric]
+        r = entry["score"]
+        if r is None:
+            rows.append([*head, "not scored (below)", "-", "-", "-"])
+        else:
+            interval = views.interval(r)
+            rows.append(
+                [*head, views.value(r, r["estimate"]), interval, r["method"], views.sizes(r)]
+            )
+    return rows
+
+
+def _unscored(scored: list[dict[str, Any]]) -> list[str]:
+    """'one (score): why it could not be scored', for each entry without a score."""
+    return [
+        f"{e['task'] or '(all rows)'} ({e['metric']}): not scored: {e['error']}"
+        for e in scored
+        if e["score"] is None
+    ]
+
+
+def _aligned(table: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in table
+    ]
+
+
+def _markdown(path: Path, d: Description, scored: list[dict[str, Any]]) -> str:
     from evalsig.report.comparison import md as _md
 
     lines = [
@@ -134,6 +226,11 @@ def _markdown(path: Path, d: Description) -> str:
             f"| {_md(t.name or '(all rows)')} | {t.n_items} | {t.runs[0]}-{t.runs[1]} | "
             f"{_md(', '.join(t.metrics))} | {_md(', '.join(t.filters) or '-')} | {t.n_missing} |"
         )
+    if scored:
+        lines += ["", "| " + " | ".join(SCORE_HEADER) + " |", "|---" * len(SCORE_HEADER) + "|"]
+        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in _score_rows(scored)]
+        lines.append("")
+        lines += [f"- {_md(line)}" for line in _unscored(scored)]
     lines += [f"- {_md(p)}" for p in d.problems] + [f"- {_md(n)}" for n in d.notes]
     return "\n".join(lines) + "\n"
 

@@ -9,17 +9,11 @@ import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.compare import Alternative
-from evalsig.cli.options import ClusterColumn, Format, IdColumn, Output, Separator
+from evalsig.cli.options import ClusterColumn, Format, IdColumn, Output, Separator, check_level
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 
-__all__ = ["judge_command"]
-
-
-def _check_level(value: float) -> float:
-    if not 0.0 < value < 1.0:
-        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
-    return value
+__all__ = ["judge_command", "judge_plan_command"]
 
 
 @command(
@@ -61,7 +55,7 @@ def judge_command(
         bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")
     ] = False,
     confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=_check_level)
+        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
     ] = 0.95,
     separator: Separator = None,
     output_format: Format = OutputFormat.text,
@@ -132,4 +126,145 @@ def judge_command(
         text=views.as_text,
         markdown=views.as_markdown,
         title="judge correction",
+    )
+
+
+@command(
+    "judge-plan",
+    example="evalsig judge-plan pilot.csv --judge-column judge --human-column human "
+    "--half-width 0.03",
+)
+def judge_plan_command(
+    file: Annotated[
+        str | None,
+        typer.Argument(
+            help="A pilot table (CSV, TSV, JSON Lines, JSON; .gz too, or - for stdin): the "
+            "judge's score per row, a human label on some rows. Or give --correlation and "
+            "--human-sd instead."
+        ),
+    ] = None,
+    judge_column: Annotated[
+        str | None, typer.Option("--judge-column", help="Pilot: column of the judge's score.")
+    ] = None,
+    human_column: Annotated[
+        str | None,
+        typer.Option("--human-column", help="Pilot: column of the human label; empty = none."),
+    ] = None,
+    correlation: Annotated[
+        float | None,
+        typer.Option(min=-1.0, max=1.0, help="Judge-human correlation (without a pilot)."),
+    ] = None,
+    human_sd: Annotated[
+        float | None, typer.Option("--human-sd", help="SD of the human scores (no pilot).")
+    ] = None,
+    judge_sd: Annotated[
+        float | None,
+        typer.Option("--judge-sd", help="SD of the judge scores (no pilot; default --human-sd)."),
+    ] = None,
+    n_unlabeled: Annotated[
+        int | None,
+        typer.Option(
+            "--n-unlabeled",
+            min=1,
+            help="Items only the judge will score (default: the pilot's rows without a label).",
+        ),
+    ] = None,
+    half_width: Annotated[
+        float | None, typer.Option(help="Target half-width of the interval.")
+    ] = None,
+    effect: Annotated[
+        float | None, typer.Option(help="Difference to detect (instead of --half-width).")
+    ] = None,
+    power: Annotated[float, typer.Option(help="With --effect: the power.")] = 0.8,
+    alpha: Annotated[float, typer.Option(help="With --effect: the test's level.")] = 0.05,
+    alternative: Annotated[
+        Alternative, typer.Option(help="With --effect: the test's side.")
+    ] = Alternative.two_sided,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")
+    ] = False,
+    confidence_level: Annotated[
+        float, typer.Option(help="With --half-width: the interval's level.", callback=check_level)
+    ] = 0.95,
+    separator: Separator = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """How many human labels a judge correction (PPI++) needs for an interval of
+    --half-width, or to detect --effect with --power; beside the labels the humans alone
+    would need. The judge's correlation with the humans and the SDs come from a pilot
+    FILE (rows with both scores) or from --correlation and --human-sd."""
+    from dataclasses import replace
+
+    from evalsig.data.provenance import file_record, provenance
+    from evalsig.judge import labels_for_half_width, labels_for_power, pilot
+    from evalsig.judge.table import read_judge_table
+    from evalsig.report import agreement as views
+
+    if (half_width is None) == (effect is None):
+        raise typer.BadParameter("give --half-width (an interval) or --effect (a test), one.")
+    given = (correlation, human_sd, judge_sd)
+    if file is not None:
+        if judge_column is None or human_column is None:
+            raise typer.BadParameter("a pilot FILE needs --judge-column and --human-column.")
+        if any(v is not None for v in given):
+            raise typer.BadParameter(
+                "give a pilot FILE or --correlation / --human-sd / --judge-sd, not both."
+            )
+    elif correlation is None or human_sd is None:
+        raise typer.BadParameter("without a pilot FILE, give --correlation and --human-sd.")
+    elif n_unlabeled is None:
+        raise typer.BadParameter("without a pilot FILE, give --n-unlabeled.")
+    with data_errors(), stdin_paths([] if file is None else [file]) as paths:
+        notes: list[str] = []
+        record = None
+        if file is not None and judge_column is not None and human_column is not None:
+            table = read_judge_table(
+                paths[0], judge_column=judge_column, human_column=human_column, separator=separator
+            )
+            unlabeled, labeled, human = table.split(0)
+            measured = pilot([sum(s) / len(s) for s in labeled], human)
+            correlation, human_sd = measured.correlation, measured.human_sd
+            judge_sd = measured.judge_sd
+            notes.append(
+                f"correlation and SDs measured on the {measured.n:,} pilot items with a "
+                "human label."
+            )
+            if n_unlabeled is None:
+                n_unlabeled = len(unlabeled)
+                notes.append(
+                    f"{n_unlabeled:,} judge-scored items: the pilot's rows without a label."
+                )
+                if not n_unlabeled:
+                    from evalsig.errors import DataError
+
+                    raise DataError(
+                        f"{file}: every row has a human label; give --n-unlabeled, the items "
+                        "the judge alone will score."
+                    )
+            record = provenance(files={"pilot": file_record(paths[0])})
+        moments: dict[str, Any] = {
+            "n_unlabeled": n_unlabeled,
+            "correlation": correlation,
+            "human_sd": human_sd,
+            "judge_sd": judge_sd,
+            "tuned": not plain,
+        }
+        if half_width is not None:
+            plan = labels_for_half_width(half_width, confidence_level=confidence_level, **moments)
+        elif effect is not None:
+            plan = labels_for_power(
+                effect, alpha=alpha, power=power, alternative=alternative.value, **moments
+            )
+        else:  # refused above
+            raise typer.BadParameter("give --half-width or --effect.")
+        plan = replace(plan, notes=(*notes, *plan.notes), provenance=record)
+        document = as_given(plan.to_dict())
+    emit(
+        document,
+        output_format,
+        output,
+        text=views.as_text,
+        markdown=views.as_markdown,
+        title="human labels for a judge correction",
     )

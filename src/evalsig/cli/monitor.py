@@ -35,7 +35,7 @@ from evalsig.cli.app import (
     failure_line,
     verbosity,
 )
-from evalsig.cli.options import Format, Output
+from evalsig.cli.options import Format, Output, check_level
 from evalsig.cli.output import emit
 from evalsig.errors import DataError
 
@@ -73,12 +73,6 @@ class InputFormat(str, Enum):
     csv = "csv"
     tsv = "tsv"
     jsonl = "jsonl"
-
-
-def _check_level(value: float) -> float:
-    if not 0.0 < value < 1.0:
-        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
-    return value
 
 
 @dataclass(slots=True, eq=False)
@@ -129,7 +123,7 @@ def monitor_command(
     batch: Annotated[int, typer.Option(min=1, help="Report after every N items.")] = 100,
     confidence_level: Annotated[
         float,
-        typer.Option(help="Coverage at every n at once (anytime-valid).", callback=_check_level),
+        typer.Option(help="Coverage at every n at once (anytime-valid).", callback=check_level),
     ] = 0.95,
     alternative: Annotated[
         Alternative, typer.Option(help="greater: only 'candidate better' can be declared.")

@@ -58,6 +58,13 @@ Where = Annotated[
 ]
 
 
+def check_level(value: float) -> float:
+    """A confidence level option's callback: strictly between 0 and 1."""
+    if not 0.0 < value < 1.0:
+        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
+    return value
+
+
 def parse_where(conditions: list[str] | None) -> dict[str, str]:
     """``["model=a", "task=b"]`` as ``{"model": "a", "task": "b"}``."""
     out = {}

@@ -28,6 +28,7 @@ from evalsig.cli.options import (
     Task,
     TaskColumn,
     Where,
+    check_level,
     parse_where,
     read_options,
 )
@@ -64,12 +65,6 @@ class Ties(str, Enum):
     fail = "fail"
 
 
-def _check_level(value: float) -> float:
-    if not 0.0 < value < 1.0:
-        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
-    return value
-
-
 @command("pass-at-k", example="evalsig pass-at-k logs/base.eval logs/cand.eval --k 1 --k 5")
 def pass_at_k_command(
     file: Annotated[
@@ -104,7 +99,7 @@ def pass_at_k_command(
         typer.Option(help="Two models: greater means the candidate is better."),
     ] = None,
     confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=_check_level)
+        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
     ] = 0.95,
     too_few_samples: Annotated[
         TooFew,
@@ -117,6 +112,14 @@ def pass_at_k_command(
         int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
     ] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    cluster_column: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Column naming each task's cluster (repository, problem family): the "
+            "interval and the paired test become cluster-robust (CR2, Bell-McCaffrey).",
+        ),
+    ] = None,
     id_column: IdColumn = None,
     score_column: ScoreColumn = None,
     run_column: RunColumn = None,
@@ -146,7 +149,8 @@ def pass_at_k_command(
     CANDIDATE, a paired test of the two models per --k.
 
     Scores must be 0/1; the runs of each task (Inspect epochs, lm-eval repeats, a --run
-    column) are its samples, and tasks may have different numbers of them.
+    column) are its samples, and tasks may have different numbers of them. With --cluster,
+    tasks of one cluster are taken as correlated and the clusters as the units.
     """
     from evalsig.data import load
     from evalsig.passk import compare_pass_at_k, pass_at_k
@@ -160,10 +164,17 @@ def pass_at_k_command(
             raise typer.BadParameter("--candidate-where needs CANDIDATE.")
     elif interval is not None:
         raise typer.BadParameter("--interval is for one model; with CANDIDATE use --method.")
+    independent = interval is Interval.bootstrap or method not in (None, Method.paired_t)
+    if cluster_column is not None and independent:
+        raise typer.BadParameter(
+            "--cluster gives the cluster-robust CR2 interval and t-test; the bootstrap and "
+            "permutation methods treat tasks as independent: drop --interval / --method."
+        )
     read = read_options(
         id_column=id_column,
         score_column=score_column,
         run_column=run_column,
+        cluster_column=cluster_column,
         key_column=key_column,
         task=task,
         task_column=task_column,

@@ -25,16 +25,27 @@ def _renderers() -> tuple[dict[str, Renderer], dict[str, Renderer]]:
     """Each result kind's text and markdown renderers, imported on first use (so that
     ``evalsig --help`` need not load the report views)."""
     from evalsig.report import (
+        agreement,
+        arena,
         audit,
         comparison,
         gate,
         judge,
         leaderboard,
         meta,
+        noise,
         passk,
         power,
         score,
         sequential,
+    )
+
+    judge_checks = (
+        "judge-agreement",
+        "rater-agreement",
+        "judge-position-bias",
+        "judge-length-bias",
+        "judge-plan",
     )
 
     text: dict[str, Renderer] = {
@@ -57,6 +68,9 @@ def _renderers() -> tuple[dict[str, Renderer], dict[str, Renderer]]:
         "score": score.as_text,
         "pass-at-k-comparison": passk.comparison_text,
         "pass-at-k-power": passk.plan_text,
+        "arena": arena.as_text,
+        "benchmark-noise": noise.noise_text,
+        **dict.fromkeys(judge_checks, agreement.as_text),
     }
     markdown: dict[str, Renderer] = {
         "comparison": comparison.as_markdown,
@@ -78,6 +92,9 @@ def _renderers() -> tuple[dict[str, Renderer], dict[str, Renderer]]:
         "score": score.as_markdown,
         "pass-at-k-comparison": passk.comparison_markdown,
         "pass-at-k-power": passk.plan_markdown,
+        "arena": arena.as_markdown,
+        "benchmark-noise": noise.noise_markdown,
+        **dict.fromkeys(judge_checks, agreement.as_markdown),
     }
     return text, markdown
 

@@ -27,6 +27,7 @@ from evalsig.cli.options import (
     Task,
     TaskColumn,
     Where,
+    check_level,
     read_options,
 )
 from evalsig.cli.output import emit
@@ -46,12 +47,6 @@ class Method(str, Enum):
     t = "t"
     bootstrap = "bootstrap"
     cluster = "cluster"
-
-
-def _check_level(value: float) -> float:
-    if not 0.0 < value < 1.0:
-        raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
-    return value
 
 
 def _check_prior(value: tuple[float, float] | None) -> tuple[float, float] | None:
@@ -93,7 +88,7 @@ def score_command(
         ),
     ] = Method.auto,
     confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the interval.", callback=_check_level)
+        float, typer.Option(help="Confidence level of the interval.", callback=check_level)
     ] = 0.95,
     prior: Annotated[
         tuple[float, float] | None,

@@ -17,7 +17,7 @@ from evalsig.data.build import factorize
 from evalsig.data.table import ScoreTable
 from evalsig.errors import AlignmentError, DataError, examples
 
-__all__ = ["OnMismatch", "OnMissing", "PairedScores", "pair"]
+__all__ = ["OnMismatch", "OnMissing", "PairedScores", "labels_by_id", "labels_in_order", "pair"]
 
 OnMissing = Literal["error", "intersect"]
 OnMismatch = Literal["error", "exclude", "keep"]
@@ -131,7 +131,10 @@ def pair(
         )
     if clusters is not None and not isinstance(clusters, Mapping):
         # A sequence of labels follows the baseline's own item order.
-        baseline = replace(baseline, clusters=_labels_from_sequence(clusters, baseline.n_items))
+        in_order = labels_in_order(
+            clusters, baseline.n_items, count=f"the baseline has {baseline.n_items} items"
+        )
+        baseline = replace(baseline, clusters=in_order)
         clusters = None
     notes: list[str] = []
     only_b = only_c = 0
@@ -266,7 +269,7 @@ def _cluster_codes(
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     labels: np.ndarray | None
     if clusters is not None:
-        labels = _labels_from_mapping(clusters, ids)
+        labels = labels_by_id(clusters, ids)
     elif baseline.clusters is not None and candidate.clusters is not None:
         clash = np.flatnonzero(baseline.clusters != candidate.clusters)
         if clash.size:
@@ -291,40 +294,54 @@ def _cluster_codes(
     return codes, names
 
 
-def _labels_from_mapping(clusters: Mapping[object, object], ids: np.ndarray | None) -> np.ndarray:
-    if ids is None:
+def labels_in_order(
+    cluster: object, n: int, *, unit: str = "item", count: str | None = None
+) -> np.ndarray:
+    """One cluster label per item (or task) in order, as text; a clear error for a column
+    name, another type, a wrong length or a missing label. ``count`` says how many there
+    are in the length error (default: "there are {n} {unit}s")."""
+    if isinstance(cluster, str):
         raise DataError(
-            "`cluster` is a mapping from item id to label, but the items have no ids; "
-            "pass a sequence of labels in item order instead."
+            f"`cluster`={cluster!r} names a column, but the data are arrays or mappings "
+            f"with no columns; pass one label per {unit} instead."
         )
-    by_str = {str(k): v for k, v in clusters.items()}
-    missing = [i for i in ids.tolist() if i not in by_str]
-    if missing:
+    if not isinstance(cluster, (Sequence, np.ndarray)) or isinstance(cluster, bytes):
         raise DataError(
-            f"`cluster` has no label for {len(missing)} item(s) ({examples(missing)}); "
-            "give every compared item a cluster."
+            f"`cluster` must be a column name, a sequence of labels in {unit} order or a "
+            f"mapping {unit} id -> label; got {type(cluster).__name__}."
         )
-    return _labels_from_sequence([by_str[i] for i in ids.tolist()], len(ids))
-
-
-def _labels_from_sequence(clusters: Sequence[object] | np.ndarray, n_items: int) -> np.ndarray:
-    if isinstance(clusters, str):
+    values = list(cluster)
+    if len(values) != n:
         raise DataError(
-            f"`cluster`={clusters!r} names a column, but the data are arrays or mappings "
-            "with no columns; pass one label per item instead."
-        )
-    values = list(clusters)
-    if len(values) != n_items:
-        raise DataError(
-            f"`cluster` has {len(values)} labels but the baseline has {n_items} items; give "
-            "one label per item, in the baseline's item order (or a mapping id -> label)."
+            f"`cluster` has {len(values)} labels but {count or f'there are {n} {unit}s'}; "
+            f"give one label per {unit}, in {unit} order (or a mapping {unit} id -> label)."
         )
     bad = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and v != v)]
     if bad:
         raise DataError(
-            f"`cluster` is missing for {len(bad)} item(s) (positions {examples(bad)}); "
-            "every item needs a cluster label."
+            f"`cluster` is missing for {len(bad)} {unit}(s) (positions {examples(bad)}); "
+            f"every {unit} needs a cluster label (one of no group can be a cluster of its own)."
         )
     out = np.empty(len(values), dtype=object)
     out[:] = [str(v) for v in values]
     return out
+
+
+def labels_by_id(
+    cluster: Mapping[object, object], ids: np.ndarray | None, *, unit: str = "item"
+) -> np.ndarray:
+    """The cluster label of each id, in the order of ``ids``, from a mapping id -> label
+    (keys compared as text); a clear error when there are no ids or one has no label."""
+    if ids is None:
+        raise DataError(
+            f"`cluster` is a mapping from {unit} id to label, but the {unit}s have no ids (an "
+            f"array); pass a sequence of labels in {unit} order instead."
+        )
+    by_id = {str(k): v for k, v in cluster.items()}
+    missing = [i for i in ids.tolist() if str(i) not in by_id]
+    if missing:
+        raise DataError(
+            f"`cluster` has no label for {len(missing)} {unit}(s) ({examples(missing)}); "
+            f"give every {unit} a cluster."
+        )
+    return labels_in_order([by_id[str(i)] for i in ids.tolist()], len(ids), unit=unit)

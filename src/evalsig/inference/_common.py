@@ -19,6 +19,7 @@ __all__ = [
     "Alternative",
     "ConfidenceInterval",
     "InferenceResult",
+    "PairedDecision",
     "as_generator",
     "check_alternative",
     "check_confidence_level",
@@ -60,6 +61,41 @@ class ConfidenceInterval:
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies inside the closed interval."""
         return bool(self.low <= value <= self.high)
+
+
+class PairedDecision:
+    """The decision side of a paired test's result: ``p_value``, ``confidence_level``,
+    ``confidence_interval(level, alternative=)`` and ``significant(alpha)``, from its
+    ``pvalue``, ``ci``, ``alternative`` and interval function ``_interval``."""
+
+    __slots__ = ()
+    pvalue: float
+    ci: ConfidenceInterval
+    alternative: Alternative
+    _interval: IntervalFn
+
+    @property
+    def p_value(self) -> float:
+        """The p-value (the same number as :attr:`pvalue`)."""
+        return self.pvalue
+
+    @property
+    def confidence_level(self) -> float:
+        return self.ci.confidence_level
+
+    def confidence_interval(
+        self, confidence_level: float = 0.95, *, alternative: Alternative | None = None
+    ) -> ConfidenceInterval:
+        """The interval at another confidence level (and, if given, for another side)."""
+        level = check_confidence_level(confidence_level)
+        side = self.alternative if alternative is None else check_alternative(alternative)
+        low, high = self._interval(level, side)
+        return ConfidenceInterval(low=low, high=high, confidence_level=level)
+
+    def significant(self, alpha: float | None = None) -> bool:
+        """Whether ``pvalue <= alpha`` (default: 1 - the confidence level)."""
+        threshold = 1.0 - self.confidence_level if alpha is None else alpha
+        return bool(self.pvalue <= threshold)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,10 +24,16 @@ from evalsig.inference._paired_input import paired_arrays
 
 __all__ = ["McNemarVariant", "mcnemar", "mcnemar_from_table"]
 
-McNemarVariant = Literal["auto", "exact", "asymptotic", "corrected", "mid-p"]
+McNemarVariant = Literal["auto", "score-cc", "exact", "asymptotic", "corrected", "mid-p"]
 
-EXACT_BELOW = 25
-"""``variant="auto"`` uses the exact test when fewer items than this are discordant."""
+CORRECTED_BELOW = 25
+"""``variant="auto"`` uses the continuity-corrected score test and interval ("score-cc")
+when fewer items than this are discordant, and the asymptotic test with Tango's interval
+from this many on."""
+
+CONTINUITY = 0.5
+"""The continuity correction of the "score-cc" variant, taken off ``|n01 - n10 - n delta|``
+(the numerator of Tango's score moves in steps of 1 as one item changes)."""
 
 
 @sides_named
@@ -48,12 +54,17 @@ def mcnemar(
     ----------
     baseline, candidate : array_like (n,) of 0/1
         One run of each model on the same items, aligned.
-    variant : {"auto", "exact", "asymptotic", "corrected", "mid-p"}
-        "exact": binomial test of ``n01`` given ``n01 + n10``; "asymptotic": the z-form
-        :math:`z = (n_{01} - n_{10}) / \sqrt{n_{01} + n_{10}}` (:math:`z^2` is the chi-square
-        statistic without continuity correction); "corrected": with Edwards' continuity
-        correction; "mid-p": the exact p-value minus half the point probability. "auto":
-        exact when fewer than 25 items are discordant, asymptotic otherwise.
+    variant : {"auto", "score-cc", "exact", "asymptotic", "corrected", "mid-p"}
+        "asymptotic": the z-form :math:`z = (n_{01} - n_{10}) / \sqrt{n_{01} + n_{10}}`
+        (:math:`z^2` is the chi-square statistic without continuity correction), dual to
+        Tango's interval; "score-cc": Tango's score with a continuity correction of 1/2,
+        :math:`z = \operatorname{sign}(n_{01} - n_{10}) (|n_{01} - n_{10}| - 1/2)_+ /
+        \sqrt{n_{01} + n_{10}}`, dual to the corrected interval; "exact": binomial test of
+        ``n01`` given ``n01 + n10``; "corrected": with Edwards' continuity correction;
+        "mid-p": the exact p-value minus half the point probability. "auto": "score-cc"
+        when fewer than 25 items are discordant, "asymptotic" otherwise, so that the
+        p-value and the interval always agree (``p < alpha`` exactly when the interval at
+        level ``1 - alpha`` excludes 0).
     alternative : {"two-sided", "greater", "less"}
         "greater": the candidate is more accurate.
     confidence_level : float
@@ -62,7 +73,9 @@ def mcnemar(
     -------
     InferenceResult
         ``estimate`` is the difference in accuracy :math:`(n_{01} - n_{10}) / n`; the
-        interval is Tango's score interval (whatever the variant).
+        interval is Tango's score interval, continuity-corrected for "score-cc". The
+        "exact", "mid-p" and "corrected" p-values come from other statistics than the
+        interval: near the threshold the two can disagree (a note says so).
 
     Notes
     -----
@@ -74,8 +87,14 @@ def mcnemar(
     where :math:`\hat q` is the constrained maximum-likelihood estimate of
     :math:`P(\text{baseline right, candidate wrong})` (a root of a quadratic). At
     :math:`\delta_0 = 0` it is McNemar's z, so the interval is dual to the asymptotic test.
-    Its coverage stays close to nominal for small samples and near the boundaries, unlike
-    the Wald interval.
+    Its coverage stays close to nominal for large samples and near the boundaries, unlike
+    the Wald interval, but with few discordant items it falls below: 93.2% at 200 items
+    (accuracies 17% and 15%, 0.4% and 2.4% discordant each way), 93.3% at 100 items
+    (94% and 98%), summed exactly over every outcome. "score-cc" takes 1/2 off the
+    numerator's absolute value, :math:`(|n_{01} - n_{10} - n\delta_0| - 1/2)_+`; with
+    "auto" (corrected below 25 discordant items) the worst coverage measured, exact sums
+    over accuracies 1% to 99% and 10 to 1,000 items, is 94.8%
+    (tests/inference/test_compare_small_n.py and the guide "Which test").
 
     References
     ----------
@@ -177,9 +196,14 @@ def mcnemar_core(
     m = n01 + n10
     notes: list[str] = []
     if variant == "auto":
-        variant = "exact" if m < EXACT_BELOW else "asymptotic"
-        chosen = "exact binomial test" if variant == "exact" else "asymptotic z-test"
-        notes.append(f"{m} discordant items: {chosen} (exact below {EXACT_BELOW}).")
+        variant = "score-cc" if m < CORRECTED_BELOW else "asymptotic"
+        chosen = (
+            f"score test with continuity correction 1/2 (uncorrected from {CORRECTED_BELOW} on)"
+            if variant == "score-cc"
+            else f"asymptotic z-test (continuity-corrected score test below {CORRECTED_BELOW})"
+        )
+        notes.append(f"{m} discordant items: {chosen}.")
+    correction = CONTINUITY if variant == "score-cc" else 0.0
     if m == 0:
         statistic, pvalue = 0.0, 1.0
         notes.append(
@@ -189,6 +213,9 @@ def mcnemar_core(
     elif variant in ("exact", "mid-p"):
         statistic = float(n01)
         pvalue = _binomial_pvalue(n01, m, alternative, mid=variant == "mid-p")
+    elif variant == "score-cc":
+        statistic = tango_score(0.0, n01, n10, n, correction=correction)
+        pvalue = normal_pvalue(statistic, alternative)
     else:
         diff = n01 - n10
         if variant == "corrected":
@@ -200,7 +227,19 @@ def mcnemar_core(
         pvalue = normal_pvalue(statistic, alternative)
     estimate = (n01 - n10) / n
     se = math.sqrt(max(m / n - estimate**2, 0.0) / n)
-    notes.append("interval: Tango's score interval for the difference in accuracy.")
+    if variant == "score-cc":
+        notes.append(
+            "interval: Tango's score interval with continuity correction 1/2, the values "
+            "of the difference the p-value's test does not reject."
+        )
+    elif variant == "asymptotic":
+        notes.append("interval: Tango's score interval for the difference in accuracy.")
+    else:
+        notes.append(
+            f"interval: Tango's score interval for the difference in accuracy; the {variant} "
+            "p-value comes from another statistic, so near the threshold the two can "
+            "disagree (variant 'auto' keeps them dual)."
+        )
     return make_result(
         method=f"mcnemar-{variant}",
         estimand="difference in accuracy",
@@ -211,7 +250,7 @@ def mcnemar_core(
         df=None,
         pvalue=pvalue,
         notes=tuple(notes),
-        interval=partial(tango_interval, n01, n10, n),
+        interval=partial(tango_interval, n01, n10, n, correction=correction),
         alternative=alternative,
         confidence_level=confidence_level,
     )
@@ -231,11 +270,15 @@ def _binomial_pvalue(k: int, m: int, alternative: Alternative, *, mid: bool) -> 
     return min(1.0, 2.0 * binomial_cdf(low_k, m, 0.5) - point_low)
 
 
-def tango_score(delta: float, n01: int, n10: int, n: int) -> float:
-    """Tango's score statistic for ``H0: p_candidate - p_baseline = delta``."""
+def tango_score(delta: float, n01: int, n10: int, n: int, *, correction: float = 0.0) -> float:
+    """Tango's score statistic for ``H0: p_candidate - p_baseline = delta``.
+
+    ``correction`` is taken off the numerator's absolute value (never past 0).
+    """
     numerator = n01 - n10 - n * delta
-    if numerator == 0:
+    if abs(numerator) <= correction or numerator == 0:
         return 0.0
+    numerator = math.copysign(abs(numerator) - correction, numerator)
     w = -(n01 + n10) + delta * (2 * n - n01 + n10)
     discriminant = max(w * w + 8.0 * n * n10 * delta * (1.0 - delta), 0.0)
     q = (math.sqrt(discriminant) - w) / (4.0 * n)
@@ -246,11 +289,18 @@ def tango_score(delta: float, n01: int, n10: int, n: int) -> float:
 
 
 def tango_interval(
-    n01: int, n10: int, n: int, confidence_level: float, alternative: Alternative
+    n01: int,
+    n10: int,
+    n: int,
+    confidence_level: float,
+    alternative: Alternative,
+    *,
+    correction: float = 0.0,
 ) -> tuple[float, float]:
     """Tango's score interval: the ``delta`` whose score statistic is within the critical value.
 
-    Bounds lie in [-1, 1], the range of a difference in accuracy.
+    Bounds lie in [-1, 1], the range of a difference in accuracy. ``correction``: see
+    :func:`tango_score`.
     """
     from scipy.optimize import brentq  # 0.1 s to import: only McNemar's interval needs it
 
@@ -260,10 +310,10 @@ def tango_interval(
     low, high = -1.0, 1.0
 
     def above(delta: float) -> float:
-        return tango_score(delta, n01, n10, n) - c
+        return tango_score(delta, n01, n10, n, correction=correction) - c
 
     def below(delta: float) -> float:
-        return tango_score(delta, n01, n10, n) + c
+        return tango_score(delta, n01, n10, n, correction=correction) + c
 
     # The score is 0 at the estimate, so with c = 0 (level 1/2) the bound is the estimate;
     # rounding of (n01 - n10) / n could otherwise put it on the wrong side.

@@ -19,7 +19,19 @@ from evalsig.inference._common import (
 )
 from evalsig.inference._paired_input import paired_differences
 
-__all__ = ["paired_t"]
+__all__ = ["ADJUSTED_BELOW", "paired_t"]
+
+ADJUSTED_BELOW = 1000
+"""``compare``'s default for several runs of scores in [0, 1] on fewer items than this is
+:func:`adjusted_t_core`: there the 95% t interval on per-item means covered 81% at 10
+items, 91% at 30, 93% at 100 and 93.9% at 300 in seeded simulations (4,000 data sets per
+design, item accuracies varying strongly), the adjusted one at least 94.4%; from this many
+items on, the paired t-test."""
+
+PSEUDO_ITEMS = ((1.0, 0.5), (-1.0, 0.5), (0.0, 1.0))
+"""``(difference, weight)`` of the pseudo-items :func:`adjusted_t_core` adds: 1/2 item on
+each bound of a difference of scores in [0, 1], and 1 item at 0 (Agresti & Min's 1/2 added
+to each cell of the 2x2 table, for per-item means)."""
 
 
 @sides_named
@@ -124,6 +136,72 @@ def paired_t_core(
         alternative=alternative,
         confidence_level=confidence_level,
     )
+
+
+def adjusted_t_core(
+    d: np.ndarray, *, alternative: Alternative, confidence_level: float
+) -> InferenceResult:
+    r"""The t-test and interval on per-item differences of scores in [0, 1], with pseudo-items.
+
+    With few items, or with most items tied (every run right on both sides, or wrong), the
+    sample variance of the per-item differences is often near 0 and the t interval far too
+    narrow. Two pseudo-items, weight 2 in all, are added: one that differs by +1 for half
+    its weight and by -1 for the other half, and one that differs by 0.
+
+    Notes
+    -----
+    With :math:`S = \sum_i d_i` and :math:`\tilde n = n + 2`, the centre is
+    :math:`\tilde d = S / \tilde n`, the variance
+    :math:`\tilde s^2 = [\sum_i (d_i - \tilde d)^2 + \tfrac12 (1 - \tilde d)^2
+    + \tfrac12 (1 + \tilde d)^2 + \tilde d^2] / (\tilde n - 1)`, the statistic
+    :math:`t = \tilde d / (\tilde s / \sqrt{\tilde n})` on :math:`\tilde n - 1`
+    degrees of freedom, and the interval :math:`\tilde d \pm t_{\tilde n - 1}\,
+    \tilde s / \sqrt{\tilde n}`, clipped to [-1, 1]. The p-value is that of the same
+    statistic, so ``p < alpha`` exactly when the interval at level ``1 - alpha`` excludes 0.
+    For one run of 0/1 scores this is the Wald interval of Agresti & Min (2005), 1/2 added
+    to each cell of the 2x2 table, with t quantiles. ``estimate`` stays the plain mean
+    difference :math:`S / n`.
+
+    References
+    ----------
+    Agresti, A. & Min, Y. (2005). Simple improved confidence intervals for comparing matched
+    proportions. *Statistics in Medicine* 24(5), 729-740.
+    """
+    n = len(d)
+    total = float(np.sum(d))
+    n_tilde = n + sum(weight for _, weight in PSEUDO_ITEMS)
+    centre = total / n_tilde
+    squares = float(np.sum((d - centre) ** 2)) + sum(
+        weight * (value - centre) ** 2 for value, weight in PSEUDO_ITEMS
+    )
+    df = n_tilde - 1.0
+    se = math.sqrt(squares / df / n_tilde)  # > 0: the pseudo-items differ
+    t = centre / se
+    return make_result(
+        method="paired-t-adjusted",
+        estimand="mean difference",
+        estimate=total / n,
+        se=se,
+        statistic=t,
+        statistic_name="t",
+        df=df,
+        pvalue=t_pvalue(t, df, alternative),
+        notes=(
+            f"interval: t on the per-item differences with two pseudo-items (1/2 at +1, "
+            f"1/2 at -1, 1 at 0; Agresti-Min), centred on {centre:+.6g}; the p-value is "
+            "that of the same statistic.",
+        ),
+        interval=partial(_bounded_interval, centre, se, df),
+        alternative=alternative,
+        confidence_level=confidence_level,
+    )
+
+
+def _bounded_interval(
+    centre: float, se: float, df: float, level: float, alternative: Alternative
+) -> tuple[float, float]:
+    low, high = t_interval(centre, se, df, level, alternative)
+    return max(low, -1.0), min(high, 1.0)
 
 
 def _sample_sd(values: np.ndarray, mean: np.floating, *, overwrite: bool) -> np.floating:

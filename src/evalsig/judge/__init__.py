@@ -5,9 +5,15 @@ labels a target precision needs."""
 
 from evalsig.judge.agreement import JudgeAgreement, judge_agreement
 from evalsig.judge.bias import LengthBias, PositionBias, length_bias, position_bias
-from evalsig.judge.planning import LabelPlan, labels_for_half_width, labels_for_power
+from evalsig.judge.planning import LabelPlan, Pilot, labels_for_half_width, labels_for_power, pilot
 from evalsig.judge.ppi import ppi_lambda, ppi_mean, ppi_paired_difference
-from evalsig.judge.reliability import Reliability, fleiss_kappa, krippendorff_alpha
+from evalsig.judge.reliability import (
+    RaterAgreement,
+    Reliability,
+    fleiss_kappa,
+    krippendorff_alpha,
+    rater_agreement,
+)
 from evalsig.judge.result import JudgeResult
 from evalsig.judge.rogan_gladen import rogan_gladen
 
@@ -16,7 +22,9 @@ __all__ = [
     "JudgeResult",
     "LabelPlan",
     "LengthBias",
+    "Pilot",
     "PositionBias",
+    "RaterAgreement",
     "Reliability",
     "fleiss_kappa",
     "judge_agreement",
@@ -24,9 +32,11 @@ __all__ = [
     "labels_for_half_width",
     "labels_for_power",
     "length_bias",
+    "pilot",
     "position_bias",
     "ppi_lambda",
     "ppi_mean",
     "ppi_paired_difference",
+    "rater_agreement",
     "rogan_gladen",
 ]

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.data.provenance import Provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import (
     ConfidenceInterval,
@@ -93,6 +94,7 @@ class JudgeAgreement(Shown):
     krippendorff_alpha: Reliability | None = None
     """The judge and the humans as two coders, nominal metric."""
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
 
     def to_dict(self) -> dict[str, Any]:
         nulls: dict[str, str] = {}
@@ -124,11 +126,40 @@ class JudgeAgreement(Shown):
             if self.krippendorff_alpha is None
             else self.krippendorff_alpha.to_dict("krippendorff_alpha", nulls),
             "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
 
+    def to_frame(self) -> Any:
+        """One row per measure (raw agreement, Cohen's kappa, sensitivity, specificity,
+        Fleiss' kappa, Krippendorff's alpha; those defined): estimate, ci_low, ci_high
+        (NaN where the JSON has null; raw agreement has no interval)."""
+        from evalsig._frame import data_frame, floats
+
+        nan = math.nan
+        rows: list[tuple[str, float, float, float]] = [
+            ("raw agreement", self.agreement, nan, nan),
+            ("cohen kappa", self.kappa, self.kappa_ci.low, self.kappa_ci.high),
+        ]
+        for name, rate in (("sensitivity", self.sensitivity), ("specificity", self.specificity)):
+            if rate is not None:
+                rows.append((name, rate.estimate, rate.ci.low, rate.ci.high))
+        for coefficient in (self.fleiss_kappa, self.krippendorff_alpha):
+            if coefficient is not None:
+                name = coefficient.statistic.replace("-", " ")
+                rows.append((name, coefficient.estimate, coefficient.ci.low, coefficient.ci.high))
+        return data_frame(
+            {
+                "measure": [name for name, *_ in rows],
+                "estimate": floats(row[1] for row in rows),
+                "ci_low": floats(row[2] for row in rows),
+                "ci_high": floats(row[3] for row in rows),
+            },
+            attrs={"n": self.n, "positive": self.positive},
+        )
+
     def summary(self) -> Summary:
-        from evalsig.report.judge import agreement_summary
+        from evalsig.report.agreement import agreement_summary
 
         return agreement_summary(self.to_dict())
 

@@ -42,6 +42,7 @@ import numpy as np
 from scipy import special
 
 from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.data.provenance import Provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import ConfidenceInterval, check_confidence_level
 from evalsig.inference.proportion import proportion_interval
@@ -73,6 +74,7 @@ class PositionBias(Shown):
     """Share of pairs judged in both orders with the same choice every time."""
     method: str
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
 
     def to_dict(self) -> dict[str, Any]:
         nulls: dict[str, str] = {}
@@ -92,11 +94,37 @@ class PositionBias(Shown):
             "consistency": None if self.consistency is None else self.consistency.to_dict(),
             "method": self.method,
             "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
 
+    def to_frame(self) -> Any:
+        """One row for the position bias, and one for the consistency rate when pairs were
+        judged in both orders: estimate, ci_low, ci_high, pvalue (NaN for the rate),
+        successes and n (first-shown wins of the judgments; consistent pairs of the pairs)."""
+        from evalsig._frame import data_frame, floats, ints
+
+        rows = [
+            ("position bias", self.estimate, self.ci, self.pvalue, self.first_preferred, self.n)
+        ]
+        if self.consistency is not None:
+            rate = self.consistency
+            rows.append(("consistency", rate.estimate, rate.ci, math.nan, rate.successes, rate.n))
+        return data_frame(
+            {
+                "quantity": [row[0] for row in rows],
+                "estimate": floats(row[1] for row in rows),
+                "ci_low": floats(row[2].low for row in rows),
+                "ci_high": floats(row[2].high for row in rows),
+                "pvalue": floats(row[3] for row in rows),
+                "successes": ints(row[4] for row in rows),
+                "n": ints(row[5] for row in rows),
+            },
+            attrs={"method": self.method, "n_pairs": self.n_pairs},
+        )
+
     def summary(self) -> Summary:
-        from evalsig.report.judge import position_bias_summary
+        from evalsig.report.agreement import position_bias_summary
 
         return position_bias_summary(self.to_dict())
 
@@ -134,6 +162,7 @@ class LengthBias(Shown):
     """Judge slope - human slope, with the joint sandwich SE."""
     difference_pvalue: float | None
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
 
     def to_dict(self) -> dict[str, Any]:
         nulls: dict[str, str] = {}
@@ -152,11 +181,44 @@ class LengthBias(Shown):
                 self.difference_pvalue, "difference_pvalue", nulls, "undefined"
             ),
             "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
 
+    def to_frame(self) -> Any:
+        """One row per rater (judge; human when given) and for the slope difference judge -
+        human: n, correlation with its Fisher-z interval, logistic slope with its sandwich
+        SE and interval, and the slope's p-value (NaN where not defined: the difference
+        has no correlation, and its n is the judge's)."""
+        from evalsig._frame import data_frame, floats, ints
+
+        nan = math.nan
+        level = self.judge.slope.ci.confidence_level
+        raters = [("judge", self.judge)]
+        if self.human is not None:
+            raters.append(("human", self.human))
+        rows = [(who, a.n, a.correlation, a.correlation_ci, a.slope, a.pvalue) for who, a in raters]
+        if self.slope_difference is not None:
+            blank = ConfidenceInterval(low=nan, high=nan, confidence_level=level)
+            p = nan if self.difference_pvalue is None else self.difference_pvalue
+            rows.append(("judge - human", self.judge.n, nan, blank, self.slope_difference, p))
+        return data_frame(
+            {
+                "rater": [row[0] for row in rows],
+                "n": ints(row[1] for row in rows),
+                "correlation": floats(row[2] for row in rows),
+                "correlation_ci_low": floats(row[3].low for row in rows),
+                "correlation_ci_high": floats(row[3].high for row in rows),
+                "slope": floats(row[4].estimate for row in rows),
+                "slope_se": floats(row[4].se for row in rows),
+                "slope_ci_low": floats(row[4].ci.low for row in rows),
+                "slope_ci_high": floats(row[4].ci.high for row in rows),
+                "pvalue": floats(row[5] for row in rows),
+            }
+        )
+
     def summary(self) -> Summary:
-        from evalsig.report.judge import length_bias_summary
+        from evalsig.report.agreement import length_bias_summary
 
         return length_bias_summary(self.to_dict())
 
@@ -390,7 +452,7 @@ def _logistic(
     bread = (z * (prob * (1.0 - prob) * mask)[:, None]).T @ z
     scores = z * ((y - prob) * mask)[:, None]
     if n < len(y):
-        notes.append(f"the {who} slope uses the {n} of {len(y)} items with a {who} preference.")
+        notes.append(f"the {who} slope uses the {n:,} of {len(y):,} items with a {who} preference.")
     return beta, bread, scores
 
 

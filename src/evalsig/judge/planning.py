@@ -28,20 +28,105 @@ inference. arXiv:2311.01453.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from scipy import special
 
 from evalsig._json import SCHEMA_VERSION
+from evalsig.data.provenance import Provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative, check_confidence_level
+from evalsig.report.summary import Shown
 
-__all__ = ["LabelPlan", "labels_for_half_width", "labels_for_power", "ppi_variance"]
+if TYPE_CHECKING:
+    from evalsig.report.summary import Summary
+
+__all__ = [
+    "LabelPlan",
+    "Pilot",
+    "labels_for_half_width",
+    "labels_for_power",
+    "pilot",
+    "ppi_variance",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LabelPlan:
+class Pilot:
+    """What a plan needs from a pilot: the judge's correlation with the humans and the
+    per-item standard deviations (``ddof=1``), measured on ``n`` items both scored."""
+
+    n: int
+    correlation: float
+    human_sd: float
+    judge_sd: float
+
+
+def pilot(judge: Any, human: Any, /) -> Pilot:
+    """The correlation and standard deviations of a pilot's judge scores and human labels.
+
+    Parameters
+    ----------
+    judge, human : sequence of numbers
+        The judge's score and the human label of each pilot item, in one order.
+
+    Returns
+    -------
+    Pilot
+        ``correlation`` (Pearson), ``human_sd`` and ``judge_sd`` (``ddof=1``), and ``n``.
+
+    Raises
+    ------
+    DataError
+        Missing values, different lengths, fewer than 3 items, or scores that do not vary.
+
+    Examples
+    --------
+    >>> p = pilot([1, 0, 1, 1, 0, 1], [1, 0, 1, 0, 0, 1])
+    >>> round(p.correlation, 4), round(p.human_sd, 4)
+    (0.7071, 0.5477)
+    """
+    j = _pilot_values(judge, "judge")
+    h = _pilot_values(human, "human")
+    if len(j) != len(h):
+        raise DataError(
+            f"`judge` has {len(j)} pilot scores but `human` has {len(h)}: give both scores "
+            "of the same items, in one order."
+        )
+    if len(j) < 3:
+        raise DataError(f"the pilot has {len(j)} item(s); a correlation needs at least 3.")
+    sd_j, sd_h = float(np.std(j, ddof=1)), float(np.std(h, ddof=1))
+    for name, sd in (("judge", sd_j), ("human", sd_h)):
+        if not sd > 0:
+            raise DataError(
+                f"the pilot's {name} scores are all {(j if name == 'judge' else h)[0]:g}: "
+                "the correlation is undefined. Label a pilot where both scores vary."
+            )
+    return Pilot(n=len(j), correlation=float(np.corrcoef(j, h)[0, 1]), human_sd=sd_h, judge_sd=sd_j)
+
+
+def _pilot_values(values: Any, name: str) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(
+            f"`{name}` must be numbers, one per pilot item; got {values!r:.60}."
+        ) from None
+    if array.ndim != 1:
+        raise DataError(f"`{name}` must be one number per pilot item; got shape {array.shape}.")
+    bad = np.flatnonzero(~np.isfinite(array))
+    if len(bad):
+        raise DataError(
+            f"`{name}` has {len(bad)} missing or infinite value(s) (positions "
+            f"{bad[:3].tolist()}); the pilot needs both scores of every item."
+        )
+    return array
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LabelPlan(Shown):
     """Human labels needed for a target precision (JSON kind ``"judge-plan"``)."""
 
     n_labels: int | None
@@ -56,7 +141,10 @@ class LabelPlan:
     human_sd: float
     judge_sd: float
     method: str
+    target: str = ""
+    """The precision asked for, in words (an interval's half-width, or a power)."""
     notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,17 +159,35 @@ class LabelPlan:
             "human_sd": self.human_sd,
             "judge_sd": self.judge_sd,
             "method": self.method,
+            "target": self.target,
             "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
 
-    def __str__(self) -> str:
-        needed = "no finite number of" if self.n_labels is None else f"{self.n_labels:,}"
-        lines = [
-            f"{needed} human labels ({self.method}, {self.n_unlabeled:,} judge-scored items, "
-            f"correlation {self.correlation:.3g}) for a standard error of {self.target_se:.4g}; "
-            f"the human labels alone would need {self.n_classical:,}.",
-        ]
-        return "\n".join(lines + [f"note: {note}" for note in self.notes])
+    def to_frame(self) -> Any:
+        """One row: method, n_labels (<NA> when no number suffices), n_classical, lambda
+        (NaN when undefined), target_se, n_unlabeled, correlation, human_sd, judge_sd."""
+        from evalsig._frame import Nullable, data_frame, floats, ints
+
+        return data_frame(
+            {
+                "method": [self.method],
+                "n_labels": Nullable([self.n_labels], "Int64"),
+                "n_classical": ints([self.n_classical]),
+                "lambda": floats([self.lambda_]),
+                "target_se": floats([self.target_se]),
+                "n_unlabeled": ints([self.n_unlabeled]),
+                "correlation": floats([self.correlation]),
+                "human_sd": floats([self.human_sd]),
+                "judge_sd": floats([self.judge_sd]),
+            },
+            attrs={"target": self.target},
+        )
+
+    def summary(self) -> Summary:
+        from evalsig.report.agreement import plan_summary
+
+        return plan_summary(self.to_dict())
 
 
 def ppi_variance(
@@ -142,7 +248,8 @@ def labels_for_half_width(
     if not half_width > 0 or not math.isfinite(half_width):
         raise DataError(f"`half_width` must be a positive number; got {half_width!r}.")
     z = float(special.ndtri(0.5 + level / 2.0))
-    return _plan(half_width / z, n_unlabeled, correlation, human_sd, judge_sd, tuned)
+    plan = _plan(half_width / z, n_unlabeled, correlation, human_sd, judge_sd, tuned)
+    return replace(plan, target=f"{100 * level:g}% interval half-width {half_width:g}")
 
 
 def labels_for_power(
@@ -176,7 +283,8 @@ def labels_for_power(
     side = check_alternative(alternative)
     tail = alpha / 2.0 if side == "two-sided" else alpha
     spread = float(special.ndtri(1.0 - tail) + special.ndtri(power))
-    return _plan(abs(effect) / spread, n_unlabeled, correlation, human_sd, judge_sd, tuned)
+    plan = _plan(abs(effect) / spread, n_unlabeled, correlation, human_sd, judge_sd, tuned)
+    return replace(plan, target=f"power {power:g} to detect {effect:g} ({side}, alpha {alpha:g})")
 
 
 def _plan(

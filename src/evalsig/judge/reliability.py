@@ -45,16 +45,28 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 from scipy import special
 
-from evalsig._json import json_safe
+from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig.data.provenance import Provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import ConfidenceInterval, as_generator, check_confidence_level
+from evalsig.report.summary import Shown
 
-__all__ = ["AlphaMetric", "Reliability", "fleiss_kappa", "krippendorff_alpha"]
+if TYPE_CHECKING:
+    from evalsig.report.summary import Summary
+
+__all__ = [
+    "AlphaMetric",
+    "RaterAgreement",
+    "Reliability",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "rater_agreement",
+]
 
 AlphaMetric = Literal["nominal", "ordinal", "interval"]
 """Krippendorff's difference functions: categories, ranks, or numbers on an interval scale."""
@@ -104,6 +116,11 @@ class Reliability:
             "notes": list(self.notes),
         }
 
+    def to_frame(self) -> Any:
+        """One row: statistic, metric, estimate, ci_low, ci_high, pvalue (NaN for alpha,
+        and where the JSON has null), n_items, n_raters, n_ratings."""
+        return _frame([self])
+
     def __str__(self) -> str:
         name = "Fleiss' kappa" if self.statistic == "fleiss-kappa" else "Krippendorff's alpha"
         if self.statistic == "krippendorff-alpha":
@@ -116,6 +133,152 @@ class Reliability:
         if self.pvalue is not None:
             text += f", z = {self.zstatistic:.4g}, p = {self.pvalue:.4g} (kappa = 0)"
         return "\n".join([text] + [f"note: {note}" for note in self.notes])
+
+
+def _frame(coefficients: list[Reliability]) -> Any:
+    from evalsig._frame import data_frame, floats, ints
+
+    return data_frame(
+        {
+            "statistic": [c.statistic for c in coefficients],
+            "metric": [c.metric for c in coefficients],
+            "estimate": floats(c.estimate for c in coefficients),
+            "ci_low": floats(c.ci.low for c in coefficients),
+            "ci_high": floats(c.ci.high for c in coefficients),
+            "pvalue": floats(math.nan if c.pvalue is None else c.pvalue for c in coefficients),
+            "n_items": ints(c.n_items for c in coefficients),
+            "n_raters": ints(c.n_raters for c in coefficients),
+            "n_ratings": ints(c.n_ratings for c in coefficients),
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaterAgreement(Shown):
+    """Agreement among several raters per item (JSON kind ``"rater-agreement"``):
+    Krippendorff's alpha, and Fleiss' kappa when every item has every rating."""
+
+    n_items: int
+    """Items given (alpha uses those with two ratings or more: its ``n_items``)."""
+    raters: tuple[str, ...]
+    categories: tuple[str, ...]
+    """The values given, in sorted order."""
+    fleiss_kappa: Reliability | None
+    """None when some ratings are missing (see notes)."""
+    krippendorff_alpha: Reliability
+    notes: tuple[str, ...] = ()
+    provenance: Provenance | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        nulls: dict[str, str] = {}
+        if self.fleiss_kappa is None:
+            nulls["fleiss_kappa"] = "some items lack ratings: Fleiss' kappa needs them all"
+        return {
+            "kind": "rater-agreement",
+            "schema_version": SCHEMA_VERSION,
+            "n_items": self.n_items,
+            "raters": list(self.raters),
+            "categories": list(self.categories),
+            "fleiss_kappa": None
+            if self.fleiss_kappa is None
+            else self.fleiss_kappa.to_dict("fleiss_kappa", nulls),
+            "krippendorff_alpha": self.krippendorff_alpha.to_dict("krippendorff_alpha", nulls),
+            "notes": list(self.notes),
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
+            "nulls": nulls,
+        }
+
+    def to_frame(self) -> Any:
+        """One row per coefficient (Fleiss' kappa when defined, Krippendorff's alpha), the
+        columns of :meth:`Reliability.to_frame`."""
+        return _frame([c for c in (self.fleiss_kappa, self.krippendorff_alpha) if c is not None])
+
+    def summary(self) -> Summary:
+        from evalsig.report.agreement import rater_agreement_summary
+
+        return rater_agreement_summary(self.to_dict())
+
+
+def rater_agreement(
+    ratings: Any,
+    /,
+    *,
+    raters: Any = None,
+    metric: AlphaMetric = "nominal",
+    confidence_level: float = 0.95,
+    n_resamples: int = 2000,
+    rng: np.random.Generator | int | None = None,
+) -> RaterAgreement:
+    """Krippendorff's alpha and (with no missing rating) Fleiss' kappa of an ``items x
+    raters`` table, with bootstrap-over-items intervals drawn from one generator.
+
+    Parameters
+    ----------
+    ratings : array_like, 2-D
+        One row per item, one column per rater; None or NaN where a rater did not rate.
+    raters : sequence of str, optional
+        The raters' names, one per column (default ``rater 1``, ``rater 2``, ...).
+    metric : {"nominal", "ordinal", "interval"}
+        Krippendorff's alpha's metric (Fleiss' kappa is always nominal).
+    confidence_level : float
+    n_resamples : int
+        Bootstrap resamples of the items, for each coefficient's interval.
+    rng : numpy.random.Generator, int or None
+        One generator draws both coefficients' resamples (alpha's first).
+
+    Returns
+    -------
+    RaterAgreement
+
+    Examples
+    --------
+    >>> ratings = [[1, 1, 1], [0, 0, 1], [1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 0, 0]]
+    >>> result = rater_agreement(ratings, rng=0)
+    >>> round(result.fleiss_kappa.estimate, 4), round(result.krippendorff_alpha.estimate, 4)
+    (0.5556, 0.5802)
+    """
+    table = _table(ratings, "ratings")
+    width = len(table[0])
+    names = tuple(f"rater {i + 1}" for i in range(width)) if raters is None else _names(raters)
+    if len(names) != width:
+        raise DataError(
+            f"`raters` names {len(names)} raters but `ratings` has {width} columns; give one "
+            "name per column."
+        )
+    generator = as_generator(rng)
+    common: dict[str, Any] = {"confidence_level": confidence_level, "n_resamples": n_resamples}
+    alpha = krippendorff_alpha(table, metric=metric, rng=generator, **common)
+    missing = sum(any(v is None or v != v for v in row) for row in table)
+    notes: list[str] = []
+    fleiss = None
+    if missing:
+        notes.append(
+            f"{missing:,} of {len(table):,} item(s) lack some rater's rating: Fleiss' kappa needs "
+            "every item rated by every rater, so only Krippendorff's alpha is given."
+        )
+    else:
+        fleiss = fleiss_kappa(table, rng=generator, **common)
+    values = sorted(
+        {v for row in table for v in row if not (v is None or v != v)},
+        key=lambda v: (str(type(v)), v),
+    )
+    return RaterAgreement(
+        n_items=len(table),
+        raters=names,
+        categories=tuple(str(v) for v in values),
+        fleiss_kappa=fleiss,
+        krippendorff_alpha=alpha,
+        notes=tuple(notes),
+    )
+
+
+def _names(raters: Any) -> tuple[str, ...]:
+    if isinstance(raters, str) or not hasattr(raters, "__len__"):
+        raise DataError(f"`raters` must be a sequence of names; got {raters!r:.60}.")
+    names = tuple(str(r) for r in raters)
+    if len(set(names)) != len(names):
+        raise DataError(f"`raters` has repeated names ({list(names)!r:.80}); name each once.")
+    return names
 
 
 def fleiss_kappa(
@@ -388,7 +551,11 @@ def _bootstrap(
         [statistic(generator.integers(0, n_items, n_items)) for _ in range(n_resamples)]
     )
     defined = draws[np.isfinite(draws)]
-    if len(defined) < n_resamples:
+    if len(defined) == 0:
+        notes.append(
+            f"all {n_resamples} bootstrap resamples had no variation: the interval is undefined."
+        )
+    elif len(defined) < n_resamples:
         notes.append(
             f"{n_resamples - len(defined)} of {n_resamples} bootstrap resamples had no "
             "variation (coefficient undefined); the interval uses the others."

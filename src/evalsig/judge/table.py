@@ -22,7 +22,7 @@ from evalsig.data.readers.streams import default_cap
 from evalsig.data.readers.tabular import loads, suffix
 from evalsig.errors import DataError, FormatError, examples
 
-__all__ = ["JudgeTable", "Side", "read_judge_table"]
+__all__ = ["JudgeTable", "Side", "label", "read_judge_table", "read_rows"]
 
 _TRUE, _FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
 
@@ -129,6 +129,42 @@ def read_judge_table(
     return JudgeTable(sides=aligned, items=tuple(order), notes=tuple(notes))
 
 
+def read_rows(
+    path: str | Path, columns: Sequence[str], *, separator: str | None = None
+) -> Iterator[tuple[str, Any]]:
+    """``(where, record)`` per row of a table (CSV, TSV, JSON Lines or JSON, also
+    gzip-compressed): 'file line N' and the record, with ``columns`` checked present."""
+    return _rows(Path(path), list(columns), separator)
+
+
+def label(value: Any) -> int | float | str | None:
+    """A label as read: None when empty or null; a whole number as int (``"1"``, ``1.0``,
+    ``true`` -> 1); another number as float; any other text as is (stripped).
+
+    CSV cells and JSON values of one label read the same (``"1"`` and ``1`` are one
+    category)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)):
+        if value != value:
+            return None
+        return int(value) if float(value).is_integer() else float(value)
+    text = str(value).strip()
+    if not text:
+        return None
+    if text in _TRUE or text in _FALSE:
+        return 1 if text in _TRUE else 0
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    if number != number or number in (float("inf"), float("-inf")):
+        return text
+    return int(number) if number.is_integer() else number
+
+
 def _rows(source: Path, columns: list[str], separator: str | None) -> Iterator[tuple[str, Any]]:
     """``(where, record)`` per row: 'file line N' and the record, columns checked."""
     kind = suffix(source)
@@ -158,7 +194,8 @@ def _rows(source: Path, columns: list[str], separator: str | None) -> Iterator[t
         return
     if kind not in (".csv", ".tsv", ".txt"):
         raise FormatError(
-            f"{source}: evalsig judge reads .csv, .tsv, .jsonl or .json files (optionally .gz); "
+            f"{source}: evalsig reads judgments from .csv, .tsv, .jsonl or .json files "
+            "(optionally .gz); "
             f"got {kind or 'no suffix'!r}."
         )
     with open_text(source, max_decompressed_bytes=cap) as handle:

@@ -18,7 +18,7 @@ import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.load import load, load_tasks
-from evalsig.data.models import ModelScores, align_models, model_scores
+from evalsig.data.models import ModelScores, align_models, model_scores, same_ids
 from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable
@@ -486,9 +486,12 @@ def _is_path(value: object) -> bool:
 def _aligned(table: ScoreTable, ids: np.ndarray) -> _Moments:
     """The table's per-item sums in the order of ``ids`` (arrays: ids are positions)."""
     own = table.item_ids
-    labels = np.arange(table.n_items).astype(str) if own is None else own
-    position = {str(label): k for k, label in enumerate(labels.tolist())}
-    index = np.array([position[str(i)] for i in ids.tolist()], dtype=np.int64)
+    index: slice | np.ndarray = slice(None)  # in order already: no lookup
+    in_order = len(ids) == table.n_items if own is None else same_ids(own, ids)
+    if not in_order:
+        labels = np.arange(table.n_items).astype(str) if own is None else own
+        position = {str(label): k for k, label in enumerate(labels.tolist())}
+        index = np.array([position[str(i)] for i in ids.tolist()], dtype=np.int64)
     return _Moments(
         sums=np.asarray(table.sums, dtype=float)[index],
         sumsq=np.asarray(table.sumsq, dtype=float)[index],
@@ -542,11 +545,11 @@ def _ratio(spread: float, noise_sd: float) -> float:
 
 
 def _pair_variance(scores: np.ndarray) -> float:
-    """Mean over model pairs of ``Var_i(ybar_ai - ybar_bi)`` (ddof 1), from one covariance."""
-    cov = np.atleast_2d(np.cov(scores, ddof=1))
-    m = len(cov)
-    diag = np.diag(cov)
-    total = (m - 1) * diag.sum() - (cov.sum() - diag.sum())
+    r"""Mean over model pairs of ``Var_i(ybar_ai - ybar_bi)`` (ddof 1), in O(models x items):
+    :math:`\sum_{a<b} \mathrm{Var}(y_a - y_b) = m \sum_a \mathrm{Var}(y_a) -
+    \mathrm{Var}(\sum_a y_a)` (the pairs' covariances sum to the variance of the total)."""
+    m = len(scores)
+    total = m * scores.var(axis=1, ddof=1).sum() - scores.sum(axis=0).var(ddof=1)
     return float(max(total / (m * (m - 1) / 2), 0.0))
 
 

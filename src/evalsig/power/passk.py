@@ -40,7 +40,7 @@ from evalsig.inference.passk import (
     u_statistic_variance,
     within_task_variance,
 )
-from evalsig.passk import TooFewSamples, check_too_few, labeller, paired_counts, usable
+from evalsig.passk._input import TooFewSamples, check_too_few, labeller, paired_counts, usable
 from evalsig.power._common import check_alpha, check_effect, check_power
 from evalsig.power.paired_t import paired_t_sample_size
 from evalsig.power.results import SampleSize

@@ -61,6 +61,13 @@ def _title(r: Result) -> str:
     )
 
 
+_NULL = {
+    "normal": "",
+    "multivariate-t": "multivariate t ",
+    "cr2-studentized": "studentised CR2 ",
+}
+
+
 def _lines(r: Result) -> list[str]:
     level = f"{100 * r['confidence_level']:g}%"
     ties = (
@@ -76,10 +83,18 @@ def _lines(r: Result) -> list[str]:
     interval = r["interval"] + (
         f" ({r['n_resamples']:,} resamples)" if r["n_resamples"] is not None else ""
     )
+    correction = r.get("cluster_correction")  # absent from results saved before CR2
+    if correction == "CR2":
+        dfs = [row["df"] for row in r["rows"] if row.get("df") is not None]
+        span = f"{min(dfs):.1f}" if min(dfs) == max(dfs) else f"{min(dfs):.1f}-{max(dfs):.1f}"
+        interval += f" (CR2; t intervals, Bell-McCaffrey df {span})" if dfs else " (CR2)"
+    elif correction == "CR1":
+        interval += " (CR1; normal intervals)"
     lines = [
         f"{level} intervals: {interval}; {ties}.",
         f"rank intervals and groups: max-T simultaneous {level} intervals of all pairwise "
-        f"differences (critical value {r['critical_value']:.3f}, {r['n_draws']:,} draws); "
+        f"differences (critical value {r['critical_value']:.3f}, {r['n_draws']:,} "
+        f"{_NULL[r.get('rank_null', 'normal')]}draws); "
         "a group's members cannot be told apart from its leader.",
     ]
     for c in r["covariates"]:

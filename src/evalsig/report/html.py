@@ -376,6 +376,7 @@ _SECTION_MODULES = (
     "evalsig.report.audit",
     "evalsig.report.passk",
     "evalsig.report.judge",
+    "evalsig.report.agreement",
     "evalsig.report.score",
     "evalsig.report.arena",
     "evalsig.report.noise",

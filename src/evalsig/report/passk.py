@@ -84,6 +84,14 @@ def _interval(row: Result, alternative: str = "two-sided") -> str:
     return f"{level} CI {shown(low, False)} to {shown(high, False)}"
 
 
+def _task_count(row: Result) -> str:
+    """'120', '120 in 24 clusters', '118 (2 left out)'."""
+    text = f"{row['n_tasks']:,}"
+    if row.get("n_clusters") is not None:
+        text += f" in {row['n_clusters']:,} clusters"
+    return text + (f" ({row['n_dropped']:,} left out)" if row["n_dropped"] else "")
+
+
 def _sentences(lines: Sequence[str]) -> str:
     """Lines as one paragraph, each ending with a full stop."""
     return " ".join(line if line.endswith(".") else f"{line}." for line in lines)
@@ -127,8 +135,7 @@ def _estimate_rows(r: Result) -> list[list[str]]:
             _pp(row["se"]),
             _pp(row["se_within"]),
             _pp(row["se_limit"]),
-            f"{row['n_tasks']:,}"
-            + (f" ({row['n_dropped']:,} left out)" if row["n_dropped"] else ""),
+            _task_count(row),
         ]
         for row in r["rows"]
     ]
@@ -238,8 +245,7 @@ def _comparison_rows(r: Result) -> list[list[str]]:
             _pp(row["se"]),
             _pp(row["se_within"]),
             _pp(row["se_limit"]),
-            f"{row['n_tasks']:,}"
-            + (f" ({row['n_dropped']:,} left out)" if row["n_dropped"] else ""),
+            _task_count(row),
             row["method"],
         ]
         for row in r["rows"]

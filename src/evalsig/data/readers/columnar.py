@@ -195,18 +195,18 @@ def _tables(
     table: Any, mapper: RecordMapper, source: str, out: Collector, *, text: bool
 ) -> dict[str, ScoreTable]:
     """The row reader's tables, from whole columns (see :meth:`Collector.tables`)."""
-    import pyarrow.compute as pc
-
     if table.num_rows == 0:
         raise _NotHere
     keep = None
     for column, wanted in mapper.where:
+        import pyarrow.compute as pc  # 0.05 s to import: only filters and model names need it
+
         labels = _text(table.column(column), text, empty_ok=True)
         match = pc.equal(labels, text_array([str(wanted)])[0])
         keep = match if keep is None else pc.and_(keep, match)
     if keep is not None:
         table = table.filter(keep)
-    if mapper.model is not None and pc.count_distinct(table.column(mapper.model)).as_py() > 1:
+    if mapper.model is not None and _distinct_count(table.column(mapper.model)) > 1:
         raise _NotHere  # rows of several models: the row reader says which
     hinted = {}
     if mapper.hints and out.options.cluster_column is None:  # over all tasks, as the rows
@@ -229,6 +229,12 @@ def _tables(
     if not found:
         raise _NotHere
     return found
+
+
+def _distinct_count(column: Any) -> int:
+    import pyarrow.compute as pc
+
+    return int(pc.count_distinct(column).as_py())
 
 
 def _table(
@@ -272,36 +278,40 @@ def _text(column: Any, text: bool, *, empty_ok: bool = False) -> Any:
     """A column as the strings Python's ``str()`` gives its values, or _NotHere; an empty
     string only with ``empty_ok`` and not from a CSV (the row reader's None)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     column = _decoded(column)
     kind = column.type
     if pa.types.is_string(kind):
-        empty = (text or not empty_ok) and _has_empty(column)
-        if column.null_count or empty:
+        if column.null_count or ((text or not empty_ok) and _has_empty(column)):
             raise _NotHere  # an empty label is an error to the row reader (None in a CSV)
         return column
     if pa.types.is_integer(kind) and not column.null_count:
-        return pc.cast(column, pa.string())  # str(int) and pyarrow print integers alike
+        return column.cast(pa.string())  # str(int) and pyarrow print integers alike
     raise _NotHere
 
 
 def _has_empty(column: Any) -> bool:
-    """Whether a text column holds an empty string (by lengths: comparing with a Python
-    ``""`` would import pandas)."""
-    import pyarrow.compute as pc
+    """Whether a text column with no null holds an empty string: two equal neighbouring
+    offsets (comparing with a Python ``""`` would import pandas)."""
+    import pyarrow as pa
 
-    return bool(pc.min(pc.binary_length(column)).as_py() == 0)
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    for chunk in chunks:
+        offsets = np.frombuffer(
+            chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4
+        )
+        if len(chunk) and bool((offsets[1:] == offsets[:-1]).any()):
+            return True
+    return False
 
 
 def _decoded(column: Any) -> Any:
     """A dictionary-encoded text column (a pandas categorical) as plain text."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     kind = column.type
     if pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type):
-        return pc.cast(column, pa.string())
+        return column.cast(pa.string())
     return column
 
 
@@ -312,9 +322,10 @@ def _encode(
     -1 for a row without one (null, or an empty CSV cell), and an empty JSON string is a
     key (``empty_ok``); as an id, run or cluster label it is an error to the row reader."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if missing_ok:
+        import pyarrow.compute as pc
+
         column = _decoded(column)
         present = pc.is_valid(column)
         if text and pa.types.is_string(column.type):
@@ -364,7 +375,9 @@ def _encode_dictionary(column: Any, text: bool, empty_ok: bool) -> tuple[Any, An
     if dictionary is None or not len(values):
         raise _NotHere
     codes, order = first_appearance(values, len(dictionary))
-    uniques = _text(dictionary.take(arrow(order)), text, empty_ok=empty_ok)
+    if len(order) != len(dictionary) or (order[1:] < order[:-1]).any():
+        dictionary = dictionary.take(arrow(order))  # else in order already: no copy
+    uniques = _text(dictionary, text, empty_ok=empty_ok)
     return codes, _objects(uniques)
 
 
@@ -380,7 +393,9 @@ def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     low, high = int(values.min()), int(values.max())
     if high - low > 4 * len(values) + 1024:
         return None
-    if values.dtype.kind == "u":  # subtract in the unsigned type: values may pass 2**63
+    if low == 0:
+        offsets = values  # already codes in [0, range): no copy
+    elif values.dtype.kind == "u":  # subtract in the unsigned type: values may pass 2**63
         offsets = (values - values.dtype.type(low)).astype(np.int64)
     else:
         offsets = values.astype(np.int64) - low
@@ -448,14 +463,13 @@ def _numpy(array: Any) -> np.ndarray:
     """A pyarrow numeric or true/false array with no null as numpy, read from its buffers
     (``to_numpy`` would import pandas, half a second, for nothing)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
     if array.null_count:
         raise _NotHere
     if pa.types.is_boolean(array.type):
-        array = pc.cast(array, pa.uint8())
+        array = array.cast(pa.uint8())
     dtype = np.dtype(array.type.to_pandas_dtype())
     data = array.buffers()[1]
     if data is None:

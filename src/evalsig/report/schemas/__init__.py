@@ -49,6 +49,7 @@ KINDS = (
     "pass-at-k-power",
     "power",
     "random-effects",
+    "rater-agreement",
     "resolution",
     "runs-tradeoff",
     "sample-size",

@@ -1,0 +1,268 @@
+"""``evalsig agreement FILE``: how well a judge agrees with human labels (Cohen's kappa,
+sensitivity, specificity, Fleiss' kappa, Krippendorff's alpha), or how well several raters
+agree with one another (Fleiss' kappa, Krippendorff's alpha)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+
+from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.options import Format, IdColumn, Output, Separator, check_level
+from evalsig.cli.output import emit
+from evalsig.cli.stdin import as_given, stdin_paths
+
+__all__ = ["agreement_command"]
+
+
+class Scale(str, Enum):
+    nominal = "nominal"
+    ordinal = "ordinal"
+    interval = "interval"
+
+
+@command(
+    "agreement",
+    example="evalsig agreement labels.csv --judge-column judge --human-column human --seed 0",
+)
+def agreement_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            help="A table (CSV, TSV, JSON Lines, JSON; .gz too, or - for stdin): one row per "
+            "item with the judge's and the human label, or one row per rating (item, rater, "
+            "label)."
+        ),
+    ],
+    judge_column: Annotated[
+        str | None, typer.Option("--judge-column", help="Column of the judge's label.")
+    ] = None,
+    human_column: Annotated[
+        str | None,
+        typer.Option("--human-column", help="Column of the human label; empty = unlabeled."),
+    ] = None,
+    positive: Annotated[
+        str | None,
+        typer.Option(help="The positive label, for sensitivity and specificity (default 1)."),
+    ] = None,
+    rater_column: Annotated[
+        str | None,
+        typer.Option("--rater-column", help="Column naming the rater (one row per rating)."),
+    ] = None,
+    label_column: Annotated[
+        str | None,
+        typer.Option("--label-column", help="Column of the rating (one row per rating)."),
+    ] = None,
+    id_column: IdColumn = None,
+    scale: Annotated[
+        Scale,
+        typer.Option(
+            help="Several raters: the labels' scale, for Krippendorff's alpha (ordinal and "
+            "interval need numbers)."
+        ),
+    ] = Scale.nominal,
+    confidence_level: Annotated[
+        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
+    ] = 0.95,
+    resamples: Annotated[
+        int, typer.Option(min=100, help="Bootstrap resamples for Fleiss' kappa and alpha.")
+    ] = 2000,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, help="Random seed (default: drawn, and recorded in the result)."),
+    ] = None,
+    separator: Separator = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """Agreement of a judge with human labels (--judge-column, --human-column), or among
+    several raters (--rater-column, --label-column, --id).
+
+    Judge vs humans: one row per item; rows without a human label are left out (a note
+    counts them). Raw agreement, Cohen's kappa, sensitivity and specificity (two labels),
+    and the judge and the humans as two raters for Fleiss' kappa and Krippendorff's alpha.
+
+    Several raters: one row per rating; a rater with no row (or an empty label) for an
+    item did not rate it. Krippendorff's alpha (--scale), and Fleiss' kappa when every
+    rater rated every item.
+    """
+    from dataclasses import replace
+
+    from evalsig.data.provenance import file_record, provenance
+
+    pairwise = judge_column is not None or human_column is not None
+    raters = rater_column is not None or label_column is not None
+    if pairwise == raters:
+        raise typer.BadParameter(
+            "give --judge-column and --human-column (judge vs humans), or --rater-column, "
+            "--label-column and --id (several raters), one of the two."
+        )
+    if pairwise and (judge_column is None or human_column is None):
+        raise typer.BadParameter("judge vs humans needs both --judge-column and --human-column.")
+    if raters and (rater_column is None or label_column is None or id_column is None):
+        raise typer.BadParameter(
+            "several raters need --rater-column, --label-column and --id (the item)."
+        )
+    if raters and positive is not None:
+        raise typer.BadParameter("--positive is for judge vs humans (--judge-column ...).")
+    if pairwise and scale is not Scale.nominal:
+        raise typer.BadParameter(
+            "--scale is for several raters (--rater-column ...); judge vs humans is nominal."
+        )
+    if seed is None:  # drawn from the system's entropy and recorded, so a rerun can repeat it
+        import numpy as np
+
+        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    common: dict[str, Any] = {
+        "confidence_level": confidence_level,
+        "n_resamples": resamples,
+        "rng": seed,
+    }
+    with data_errors(), stdin_paths([file]) as paths:
+        result: Any
+        if judge_column is not None and human_column is not None:
+            result = _judge_vs_humans(
+                paths[0], judge_column, human_column, id_column, positive, separator, common
+            )
+        elif rater_column is not None and label_column is not None and id_column is not None:
+            result = _raters(
+                paths[0], id_column, rater_column, label_column, scale.value, separator, common
+            )
+        else:  # every other combination was refused above
+            raise typer.BadParameter("give the columns of judge vs humans or of raters.")
+        result = replace(
+            result, provenance=provenance(files={"data": file_record(paths[0])}, seed=seed)
+        )
+        document = as_given(result.to_dict())
+    from evalsig.report import agreement as views
+
+    emit(
+        document,
+        output_format,
+        output,
+        text=views.as_text,
+        markdown=views.as_markdown,
+        title="agreement",
+    )
+
+
+def _judge_vs_humans(
+    path: str,
+    judge_column: str,
+    human_column: str,
+    id_column: str | None,
+    positive: str | None,
+    separator: str | None,
+    common: dict[str, Any],
+) -> Any:
+    from evalsig.errors import DataError
+    from evalsig.judge import judge_agreement
+    from evalsig.judge.table import label, read_rows
+
+    columns = [judge_column, human_column, *([id_column] if id_column else [])]
+    judge: list[Any] = []
+    human: list[Any] = []
+    seen: dict[str, str] = {}
+    unlabeled = 0
+    for where, row in read_rows(path, columns, separator=separator):
+        if id_column is not None:
+            key = str(row[id_column])
+            if key in seen:
+                raise DataError(
+                    f"{where}: item {key!r} ({id_column}) is on {seen[key]} too; give one row "
+                    "per item (the judge's label and the human's)."
+                )
+            seen[key] = where
+        h = label(row[human_column])
+        if h is None:
+            unlabeled += 1
+            continue
+        j = label(row[judge_column])
+        if j is None:
+            raise DataError(
+                f"{where}: {judge_column} is empty but {human_column} is {h!r}; the judge must "
+                "label every item the humans labeled (or drop the row)."
+            )
+        judge.append(j)
+        human.append(h)
+    if len(judge) < 2:
+        raise DataError(
+            f"{path}: {len(judge)} row(s) have a human label in {human_column!r}; agreement "
+            "needs at least 2."
+        )
+    result = judge_agreement(
+        judge, human, positive=None if positive is None else label(positive), **common
+    )
+    if unlabeled:
+        from dataclasses import replace
+
+        note = f"{unlabeled:,} row(s) without a human label ({human_column} empty) left out."
+        result = replace(result, notes=(note, *result.notes))
+    return result
+
+
+def _raters(
+    path: str,
+    id_column: str,
+    rater_column: str,
+    label_column: str,
+    metric: Any,
+    separator: str | None,
+    common: dict[str, Any],
+) -> Any:
+    from evalsig.errors import DataError
+    from evalsig.judge import rater_agreement
+    from evalsig.judge.table import label, read_rows
+
+    ratings: dict[str, dict[str, Any]] = {}
+    raters: dict[str, None] = {}
+    lines: dict[tuple[str, str], str] = {}
+    empty = 0
+    columns = [id_column, rater_column, label_column]
+    for where, row in read_rows(path, columns, separator=separator):
+        item, rater = (
+            _name(row[id_column], id_column, where),
+            _name(row[rater_column], rater_column, where),
+        )
+        if (item, rater) in lines:
+            raise DataError(
+                f"{where}: rater {rater!r} rated item {item!r} on {lines[item, rater]} too; "
+                "give one rating per rater and item."
+            )
+        lines[item, rater] = where
+        raters.setdefault(rater)
+        value = label(row[label_column])
+        if value is None:
+            empty += 1
+        elif metric != "nominal" and isinstance(value, str):
+            raise DataError(
+                f"{where}: {label_column} is {value!r}, not a number, but --scale {metric} "
+                "needs numbers; map the labels to numbers or use --scale nominal."
+            )
+        ratings.setdefault(item, {})[rater] = value
+    if not ratings:
+        raise DataError(f"{path}: no rows to read.")
+    if len(raters) < 2:
+        raise DataError(
+            f"{path}: every row names rater {next(iter(raters))!r} in {rater_column!r}; "
+            "agreement needs at least 2 raters."
+        )
+    names = list(raters)
+    table = [[ratings[item].get(r) for r in names] for item in ratings]
+    result = rater_agreement(table, raters=names, metric=metric, **common)
+    if empty:
+        from dataclasses import replace
+
+        note = f"{empty:,} row(s) with an empty {label_column} count as not rated."
+        result = replace(result, notes=(note, *result.notes))
+    return result
+
+
+def _name(value: Any, column: str, where: str) -> str:
+    from evalsig.errors import DataError
+
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise DataError(f"{where}: {column} is empty; every row needs one.")
+    return str(value)

@@ -1,0 +1,224 @@
+"""``evalsig position-bias FILE`` and ``evalsig length-bias FILE``: does a pairwise judge
+favour the response shown first, or the longer response?"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.options import Format, Output, Separator, check_level
+from evalsig.cli.output import emit
+from evalsig.cli.stdin import as_given, stdin_paths
+
+__all__ = ["length_bias_command", "position_bias_command"]
+
+File = Annotated[
+    str,
+    typer.Argument(
+        help="A table (CSV, TSV, JSON Lines, JSON; .gz too, or - for stdin), one row per judgment."
+    ),
+]
+Level = Annotated[
+    float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
+]
+
+_A, _B = {"a", "model_a"}, {"b", "model_b"}
+
+
+@command(
+    "position-bias",
+    example="evalsig position-bias judgments.csv --choice-column choice --first-column first",
+)
+def position_bias_command(
+    file: File,
+    choice_column: Annotated[
+        str, typer.Option("--choice-column", help="Column of the response the judge chose.")
+    ],
+    first_column: Annotated[
+        str,
+        typer.Option("--first-column", help="Column of the response shown first (same names)."),
+    ],
+    pair_column: Annotated[
+        str | None,
+        typer.Option(
+            "--pair-column",
+            help="Column of the pair's id: a pair judged in both orders gives the consistency "
+            "rate, and pairs become clusters.",
+        ),
+    ] = None,
+    confidence_level: Level = 0.95,
+    separator: Separator = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """How often the judge prefers the response shown first, minus 1/2 (0: no position
+    bias), with an exact interval and test; with --pair-column, pairs are clusters and the
+    consistency rate is the share of pairs judged in both orders with the same choice."""
+    from evalsig.judge import position_bias
+    from evalsig.judge.table import label, read_rows
+
+    columns = [choice_column, first_column, *([pair_column] if pair_column else [])]
+    with data_errors(), stdin_paths([file]) as paths:
+        chosen, first, pairs = [], [], []
+        for where, row in read_rows(paths[0], columns, separator=separator):
+            chosen.append(_present(label(row[choice_column]), choice_column, where))
+            first.append(_present(label(row[first_column]), first_column, where))
+            if pair_column is not None:
+                raw = row[pair_column]
+                text = None if raw is None or not str(raw).strip() else str(raw).strip()
+                pairs.append(_present(text, pair_column, where))  # an id, read as text
+        result = position_bias(
+            chosen,
+            first,
+            pair=pairs if pair_column is not None else None,
+            confidence_level=confidence_level,
+        )
+        document = _finish(result, paths[0])
+    _emit(document, output_format, output, "position bias")
+
+
+@command(
+    "length-bias",
+    example="evalsig length-bias judgments.csv --preference-column winner "
+    "--length-a-column len_a --length-b-column len_b",
+)
+def length_bias_command(
+    file: File,
+    preference_column: Annotated[
+        str,
+        typer.Option(
+            "--preference-column",
+            help="Column of the judge's preference: 1 or A (response A), 0 or B (response B).",
+        ),
+    ],
+    length_a_column: Annotated[
+        str | None, typer.Option("--length-a-column", help="Column of response A's length.")
+    ] = None,
+    length_b_column: Annotated[
+        str | None, typer.Option("--length-b-column", help="Column of response B's length.")
+    ] = None,
+    length_difference_column: Annotated[
+        str | None,
+        typer.Option(
+            "--length-difference-column",
+            help="Column of len(A) - len(B) (instead of --length-a-column and -b-column).",
+        ),
+    ] = None,
+    human_column: Annotated[
+        str | None,
+        typer.Option(
+            "--human-column",
+            help="Column of the human preference (1/A, 0/B; empty where humans did not judge).",
+        ),
+    ] = None,
+    confidence_level: Level = 0.95,
+    separator: Separator = None,
+    output_format: Format = OutputFormat.text,
+    output: Output = None,
+) -> None:
+    """How the judge's preference for A follows the length difference len(A) - len(B):
+    correlation and logistic slope (sandwich SE, per unit of length), beside the humans'
+    with --human-column, and the slope difference judge - human."""
+    from evalsig.errors import DataError
+    from evalsig.judge import length_bias
+    from evalsig.judge.table import read_rows
+
+    pair = (length_a_column, length_b_column)
+    if length_difference_column is not None and any(c is not None for c in pair):
+        raise typer.BadParameter(
+            "give --length-difference-column, or --length-a-column and --length-b-column, not both."
+        )
+    if length_difference_column is None and not all(c is not None for c in pair):
+        raise typer.BadParameter(
+            "give --length-a-column and --length-b-column (or --length-difference-column)."
+        )
+    lengths = [c for c in (length_difference_column, *pair) if c is not None]
+    columns = [preference_column, *lengths, *([human_column] if human_column else [])]
+    with data_errors(), stdin_paths([file]) as paths:
+        preference: list[int] = []
+        difference: list[float] = []
+        human: list[float | None] = []
+        for where, row in read_rows(paths[0], columns, separator=separator):
+            value = _preference(row[preference_column], preference_column, where)
+            if value is None:
+                raise DataError(
+                    f"{where}: {preference_column} is empty; the judge must judge every row "
+                    "(drop the rows it did not judge)."
+                )
+            preference.append(value)
+            sizes = [_number(row[c], c, where) for c in lengths]
+            difference.append(sizes[0] if len(sizes) == 1 else sizes[0] - sizes[1])
+            if human_column is not None:
+                human.append(_preference(row[human_column], human_column, where))
+        result = length_bias(
+            preference,
+            difference,
+            human=human if human_column is not None else None,
+            confidence_level=confidence_level,
+        )
+        document = _finish(result, paths[0])
+    _emit(document, output_format, output, "length bias")
+
+
+def _finish(result: Any, path: str) -> dict[str, Any]:
+    from dataclasses import replace
+
+    from evalsig.data.provenance import file_record, provenance
+
+    result = replace(result, provenance=provenance(files={"data": file_record(path)}))
+    return as_given(result.to_dict())  # type: ignore[no-any-return]
+
+
+def _emit(document: dict[str, Any], output_format: OutputFormat, output: Any, title: str) -> None:
+    from evalsig.report import agreement as views
+
+    emit(
+        document,
+        output_format,
+        output,
+        text=views.as_text,
+        markdown=views.as_markdown,
+        title=title,
+    )
+
+
+def _present(value: Any, column: str, where: str) -> Any:
+    from evalsig.errors import DataError
+
+    if value is None:
+        raise DataError(
+            f"{where}: {column} is empty; every judgment needs one (drop the rows without)."
+        )
+    return value
+
+
+def _preference(value: Any, column: str, where: str) -> int | None:
+    """1 (A preferred) or 0 (B), None when empty."""
+    from evalsig.errors import DataError
+    from evalsig.judge.table import label
+
+    read = label(value)
+    if read is None:
+        return None
+    if isinstance(read, str) and read.lower() in _A | _B:
+        return 1 if read.lower() in _A else 0
+    if read == 0 or read == 1:
+        return int(read)
+    raise DataError(
+        f"{where}: {column} is {value!r}; use 1 or A when response A is preferred, 0 or B when "
+        "B is (leave ties out, or map them first)."
+    )
+
+
+def _number(value: Any, column: str, where: str) -> float:
+    from evalsig.errors import DataError
+    from evalsig.judge.table import label
+
+    read = label(value)
+    if read is None or isinstance(read, str):
+        raise DataError(
+            f"{where}: {column} is {value!r}, not a number; give every response's length."
+        )
+    return float(read)
