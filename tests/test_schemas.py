@@ -112,6 +112,7 @@ def _leaderboard() -> list[Any]:
     return [
         leaderboard(_scores(3, 200, 2)),
         leaderboard(_scores(3, 100, 3), n_resamples=50, rng=4, task=HOSTILE),
+        leaderboard({k: np.stack([v, v[::-1]]) for k, v in _scores(3, 80, 4).items()}),  # runs
     ]
 
 

@@ -28,6 +28,7 @@ from scipy import stats
 
 from evalsig.errors import DataError
 from evalsig.inference._exact import LIMIT, gram, row_sums, times_counts
+from evalsig.inference._ttest import ADJUSTED_BELOW
 
 __all__ = [
     "PairTests",
@@ -36,6 +37,7 @@ __all__ = [
     "cluster_groups",
     "design_effects",
     "model_means",
+    "model_shapes",
     "pair_statistics",
     "pair_sums",
     "pair_tests",
@@ -290,22 +292,42 @@ class PairTests:
     """Two-sided p-values."""
     n01: np.ndarray
     n10: np.ndarray
+    n_adjusted: int = 0
+    """Pairs tested with Agresti-Min pseudo-items (several runs in [0, 1], few items)."""
+
+
+def model_shapes(n_runs: object, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per model: whether it has several runs, and whether its per-item means (the rows of
+    ``scores``, NaN where missing) lie in [0, 1]; for :func:`pair_tests`."""
+    several = np.asarray(n_runs, dtype=np.int64) > 1
+    with np.errstate(invalid="ignore"):
+        inside = ~np.any((scores < 0) | (scores > 1), axis=1)
+    return several, inside
 
 
 def pair_tests(
-    sums: np.ndarray, b: np.ndarray, c: np.ndarray, *, binary: bool, clustered: bool
+    sums: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    *,
+    binary: bool,
+    clustered: bool,
+    shapes: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> PairTests:
     """Two-sided paired tests of every pair, as :func:`evalsig.compare` would choose them.
 
     Clusters: CR2 (Bell-McCaffrey) standard error of the mean difference on Satterthwaite
     df. One run of 0/1 scores: McNemar (the z-test with continuity correction 1/2 below 25
     discordant items, else the uncorrected z). Otherwise the paired t-test on per-item
-    (mean) differences; unlike :func:`evalsig.compare`, also for several runs on fewer
-    than 1,000 items, where compare adds Agresti-Min pseudo-items.
+    (mean) differences; with ``shapes`` (:func:`model_shapes`), a pair of which a model has
+    several runs, both in [0, 1], on fewer than 1,000 items takes compare's Agresti-Min
+    pseudo-items (:func:`_adjusted_t`). Without ``shapes`` (run counts unknown) every such
+    pair takes the plain t.
     """
     total = sums.sum(axis=0)
     s = _pair_counts(total, b, c)
     n, mean = s["n"], s["mean"]
+    n_adjusted = 0
     with np.errstate(invalid="ignore", divide="ignore"):
         if clustered and len(sums) >= 2:
             n_g, t_g, _ = _cluster_parts(sums, b, c)
@@ -331,6 +353,14 @@ def pair_tests(
             p = 2 * stats.t.sf(np.abs(t), df)
             p = np.where(se > 0, p, np.where(np.abs(mean) > 0, 0.0, 1.0))
             method = "paired-t"
+            if shapes is not None:
+                several, inside = shapes
+                small = (several[b] | several[c]) & inside[b] & inside[c] & (n < ADJUSTED_BELOW)
+                if small.any():
+                    se, df, p = (np.asarray(x, dtype=float).copy() for x in (se, df, p))
+                    se[small], df[small], p[small] = _adjusted_t(total, b[small], c[small])
+                    n_adjusted = int(small.sum())
+                    method = "paired-t-adjusted" if small.all() else "paired-t"
     return PairTests(
         method=method,
         n=n,
@@ -340,7 +370,29 @@ def pair_tests(
         pvalue=np.asarray(p, dtype=float),
         n01=s["n01"],
         n10=s["n10"],
+        n_adjusted=n_adjusted,
     )
+
+
+def _adjusted_t(
+    total: np.ndarray, b: np.ndarray, c: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Standard errors, df and two-sided p-values of the t-test with Agresti-Min
+    pseudo-items (see :func:`evalsig.inference._ttest.adjusted_t_core`): with
+    :math:`S = \sum d`, :math:`\tilde n = n + 2` and centre :math:`\tilde d = S / \tilde n`,
+    :math:`\tilde s^2 = (\sum d^2 - 2 \tilde d S + n \tilde d^2 + 1 + 2 \tilde d^2) /
+    (\tilde n - 1)`, :math:`t = \tilde d / (\tilde s / \sqrt{\tilde n})` on
+    :math:`\tilde n - 1` df."""
+    s = _pair_counts(total, b, c)
+    n, total_d = s["n"], s["n"] * s["mean"]
+    sum_d2 = total[3][c, b] + total[3][b, c] - 2 * total[2][b, c]
+    n_tilde = n + 2.0
+    centre = total_d / n_tilde
+    squares = sum_d2 - 2 * centre * total_d + n * centre**2 + 1.0 + 2 * centre**2
+    df = n_tilde - 1.0
+    se = np.sqrt(np.maximum(squares, 0.0) / df / n_tilde)
+    p = 2 * stats.t.sf(np.abs(centre / se), df)
+    return se, df, p
 
 
 def _mcnemar(n: np.ndarray, n01: np.ndarray, n10: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

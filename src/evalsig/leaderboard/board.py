@@ -14,7 +14,8 @@ from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import check_confidence_level
-from evalsig.inference.allpairs import PairTests, model_means, pair_tests
+from evalsig.inference._ttest import ADJUSTED_BELOW
+from evalsig.inference.allpairs import PairTests, model_means, model_shapes, pair_tests
 from evalsig.inference.multiplicity import adjust
 from evalsig.leaderboard.intervals import ScoreIntervals, score_intervals
 from evalsig.leaderboard.ranking import rank_intervals, tie_groups
@@ -392,6 +393,7 @@ def leaderboard(
         on_missing=scores.on_missing,
         on_mismatch=scores.on_mismatch,
         n_mismatched=scores.n_mismatched,
+        shapes=model_shapes(scores.n_runs, scores.scores),
     )
     return replace(board, provenance=models_provenance(scores, seed=recorded))
 
@@ -421,6 +423,7 @@ def leaderboard_from_sums(
     n_mismatched: int,
     boot: np.ndarray | None = None,
     seed: int | None = None,
+    shapes: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Leaderboard:
     """Assemble a :class:`Leaderboard` from the ``(G, 4, M, M)`` pairwise sums.
 
@@ -429,7 +432,14 @@ def leaderboard_from_sums(
     :func:`evalsig.inference.allpairs.pair_tests`.
     """
     a_idx, b_idx = np.triu_indices(len(names), 1)
-    tests = pair_tests(sums, b_idx, a_idx, binary=binary, clustered=clustered)
+    tests = pair_tests(sums, b_idx, a_idx, binary=binary, clustered=clustered, shapes=shapes)
+    if 0 < tests.n_adjusted < len(a_idx):
+        notes = (
+            *notes,
+            f"{tests.n_adjusted:,} of {len(a_idx):,} pairs (a model with several runs of "
+            f"scores in [0, 1], under {ADJUSTED_BELOW:,} items) are tested with Agresti-Min "
+            "pseudo-items, as compare tests them; the others with the plain paired t",
+        )
     total = sums[0] if len(sums) == 1 else sums.sum(axis=0)
     intervals = score_intervals(
         sums, binary=binary, clustered=clustered, confidence_level=confidence_level

@@ -25,6 +25,7 @@ from evalsig.inference._common import UNKNOWN_SEED, seeded
 from evalsig.inference.allpairs import (
     design_effects,
     model_means,
+    model_shapes,
     pair_statistics,
     pair_sums,
     pair_tests,
@@ -294,7 +295,10 @@ def benchmark_resolution(
     n_req = _n_required(pair_stats, binary, *z)
     n_req_family = _n_required(pair_stats, binary, *z_family)
     deff, icc = design_effects(stats_g, base_idx, cand_idx) if clustered else (None, None)
-    tests = pair_tests(totals[None], base_idx, cand_idx, binary=binary, clustered=False)
+    shapes = model_shapes(scores.n_runs, scores.scores)
+    tests = pair_tests(
+        totals[None], base_idx, cand_idx, binary=binary, clustered=False, shapes=shapes
+    )
     pvalues = tests.pvalue
     adjusted = adjust(pvalues, method=correction, alpha=alpha).p_adjusted
     for k, (b, c) in enumerate(chosen):

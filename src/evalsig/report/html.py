@@ -12,6 +12,7 @@ import importlib
 import json
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from functools import cache
@@ -151,27 +152,40 @@ def _css_rules(css: str) -> list[tuple[str, str]]:
 
 
 def section(result: Result) -> dict[str, Any]:
-    """The heading, kind and rendered body of one result."""
+    """The heading, kind and rendered body of one result. A plugin's view that fails
+    shows the result as JSON instead, with a :class:`~evalsig.plugins.PluginWarning` naming
+    the plugin and the error (a built-in view's failure is a bug, and raises)."""
     kind = str(result.get("kind", "unknown"))
     if kind not in _SECTIONS:
         load_plugins()  # views of later capabilities, then plugins' (once)
     build = _SECTIONS.get(kind)
     if build is None:
-        context = {
-            "heading": f"Result of kind {kind!r}",
-            "json": json.dumps(result, indent=2, allow_nan=False),
-        }
-        return {
-            "kind": "raw",
-            "heading": context["heading"],
-            "body": Markup(_macro("raw")(context)),
-        }
-    macro, context = build(result)
-    body = Markup(_macro(macro)(context))
+        return _raw(result, kind)
+    if kind in _FROM_PLUGIN:
+        try:
+            macro, context = build(result)
+            body = Markup(_macro(macro)(context))
+        except Exception as exc:  # a plugin's fault: the report goes on
+            reason = f"The view from {_FROM_PLUGIN[kind]} failed ({type(exc).__name__}: {exc})"
+            warnings.warn(f"report section {kind!r}: {reason}.", plugins.PluginWarning, 2)
+            return _raw(result, kind, reason)
+    else:
+        macro, context = build(result)
+        body = Markup(_macro(macro)(context))
     line = compared(result) if kind != "comparison" else None  # a comparison has its row
     if line:
         body += Markup('<p class="compared"><strong>Compared:</strong> {}</p>').format(line)
     return {"kind": kind, "heading": context["heading"], "body": body}
+
+
+def _raw(result: Result, kind: str, reason: str = "") -> dict[str, Any]:
+    """A result shown as its JSON (no view of its kind, or a plugin's view failed)."""
+    context = {
+        "heading": f"Result of kind {kind!r}",
+        "json": json.dumps(result, indent=2, allow_nan=False),
+        "reason": reason,
+    }
+    return {"kind": "raw", "heading": context["heading"], "body": Markup(_macro("raw")(context))}
 
 
 # --- comparison ----------------------------------------------------------------------------
@@ -368,6 +382,9 @@ _SECTIONS: dict[str, Callable[[Result], tuple[str, dict[str, Any]]]] = {
 }
 
 
+_FROM_PLUGIN: dict[str, str] = {}
+"""Kinds whose view an installed plugin gave, and which plugin (its failures are isolated)."""
+
 _SECTION_MODULES = (
     "evalsig.report.power",
     "evalsig.report.leaderboard",
@@ -409,4 +426,5 @@ def _install_plugin(entry: object, plugin: plugins.Plugin) -> str:
     if kind in _SECTIONS:
         raise plugins.PluginError(f"results of kind {kind!r} have a view already, which is kept.")
     register_section(kind, build)
+    _FROM_PLUGIN[kind] = f"plugin {plugin.distribution} {plugin.version} ({plugin.name})"
     return f"report section {kind!r}"

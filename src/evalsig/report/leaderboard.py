@@ -105,6 +105,7 @@ def summary(r: Result) -> list[str]:
     test = {
         "mcnemar": "McNemar's test",
         "paired-t": "paired t-tests on per-item means",
+        "paired-t-adjusted": "paired t-tests on per-item means with Agresti-Min pseudo-items",
         "cluster": "cluster-robust (CR2) tests",
         "aggregate": "z-tests of the mean over tasks",
     }.get(r["method"], r["method"])
