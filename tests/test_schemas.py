@@ -234,7 +234,7 @@ def _power(tmp: Path) -> list[Any]:
 def _sample_size() -> list[Any]:
     from evalsig.power import mcnemar_sample_size
 
-    return [mcnemar_sample_size(0.075, 0.065)]
+    return [mcnemar_sample_size(0.075, 0.065), mcnemar_sample_size(0.3, 0.05, method="score")]
 
 
 def _resolution(tmp: Path) -> list[Any]:

@@ -11,19 +11,18 @@ import math
 import os
 import sys
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.build import factorize
 from evalsig.data.load import load
-from evalsig.data.paired import labels_by_id, labels_in_order
+from evalsig.data.paired import table_cluster_codes
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable
-from evalsig.errors import DataError, examples
+from evalsig.errors import DataError
 from evalsig.inference._bootstrap import MIN_ITEMS as MIN_BOOTSTRAP_ITEMS
 from evalsig.inference._bootstrap import bootstrap_core
 from evalsig.inference._cluster import cluster_robust_core
@@ -709,30 +708,7 @@ def _names_fields(data: object) -> bool:
 
 def _cluster_codes(table: ScoreTable, cluster: Any) -> np.ndarray | None:
     """Integer cluster codes 0..G-1 of the items, or None without clusters."""
-    if cluster is None or isinstance(cluster, str):
-        labels = table.clusters
-    elif table.clusters is not None:
-        raise DataError(
-            "cluster labels were given twice: in the data (a cluster column) and as the "
-            "`cluster` argument; give them once."
-        )
-    elif isinstance(cluster, Mapping):
-        labels = labels_by_id(cluster, table.item_ids)
-    else:
-        labels = labels_in_order(
-            cluster, table.n_items, count=f"the scores have {table.n_items} items"
-        )
-    if labels is None:
-        return None
-    codes, names = factorize(labels)
-    if len(names) < 2:
-        raise DataError(
-            f"all {table.n_items} items are in one cluster ({examples(names)}): a "
-            "cluster-robust interval needs at least 2 clusters (and about "
-            f"{FEW_CLUSTERS} for reliable results). Give the real cluster labels, or drop "
-            "`cluster` if the items are independent."
-        )
-    return codes
+    return table_cluster_codes(table, cluster, count=f"the scores have {table.n_items} items")
 
 
 class _CallableModule(types.ModuleType):

@@ -41,6 +41,7 @@ __all__ = ["power_command", "resolution_command"]
 class SizeMethod(str, Enum):
     normal = "normal"
     exact = "exact"
+    score = "score"
 
 
 class Pairs(str, Enum):
@@ -95,7 +96,11 @@ def power_command(
         Alternative, typer.Option(help="greater: the candidate is better.")
     ] = Alternative.two_sided,
     method: Annotated[
-        SizeMethod, typer.Option(help="McNemar N*: normal (Connor) or exact (binomial).")
+        SizeMethod,
+        typer.Option(
+            help="McNemar N*: normal (Connor), exact (binomial test) or score (the test "
+            "compare runs: score test, continuity-corrected below 25 discordant items)."
+        ),
     ] = SizeMethod.normal,
     id_column: IdColumn = None,
     score_column: ScoreColumn = None,

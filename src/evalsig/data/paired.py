@@ -17,7 +17,18 @@ from evalsig.data.build import factorize
 from evalsig.data.table import ScoreTable
 from evalsig.errors import AlignmentError, DataError, examples
 
-__all__ = ["OnMismatch", "OnMissing", "PairedScores", "labels_by_id", "labels_in_order", "pair"]
+__all__ = [
+    "OnMismatch",
+    "OnMissing",
+    "PairedScores",
+    "labels_by_id",
+    "labels_in_order",
+    "pair",
+    "table_cluster_codes",
+]
+
+FEW_CLUSTERS = 30
+"""Clusters below which a cluster-robust interval is unreliable (as messages say)."""
 
 OnMissing = Literal["error", "intersect"]
 OnMismatch = Literal["error", "exclude", "keep"]
@@ -345,3 +356,39 @@ def labels_by_id(
             f"give every {unit} a cluster."
         )
     return labels_in_order([by_id[str(i)] for i in ids.tolist()], len(ids), unit=unit)
+
+
+def table_cluster_codes(
+    table: ScoreTable,
+    cluster: object,
+    *,
+    unit: str = "item",
+    count: str | None = None,
+    drop: str = "`cluster`",
+) -> np.ndarray | None:
+    """Integer cluster codes ``0..G-1`` of a table's items (or tasks), from its own cluster
+    column (``cluster`` None or a column name) or from ``cluster`` (labels in order, or a
+    mapping id -> label); None without any. Labels given twice, or a single cluster, are
+    errors (``drop`` is how the message names the option to leave out)."""
+    labels = table.clusters
+    if cluster is not None and not isinstance(cluster, str):
+        if labels is not None:
+            raise DataError(
+                "cluster labels were given twice: in the data (a cluster column) and as the "
+                "`cluster` argument; give them once."
+            )
+        if isinstance(cluster, Mapping):
+            labels = labels_by_id(cluster, table.item_ids, unit=unit)
+        else:
+            labels = labels_in_order(cluster, table.n_items, unit=unit, count=count)
+    if labels is None:
+        return None
+    codes, names = factorize(labels)
+    if len(names) < 2:
+        raise DataError(
+            f"all {table.n_items} {unit}s are in one cluster ({examples(names)}): a "
+            f"cluster-robust interval needs at least 2 clusters (and about {FEW_CLUSTERS} for "
+            f"reliable results). Give the real cluster labels, or drop {drop} if the {unit}s "
+            "are independent."
+        )
+    return codes

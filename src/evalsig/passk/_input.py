@@ -10,19 +10,17 @@ from typing import Any, Literal
 
 import numpy as np
 
-from evalsig.data.build import factorize
 from evalsig.data.load import UNNAMED, load
 from evalsig.data.paired import (
     OnMismatch,
     OnMissing,
     PairedScores,
-    labels_by_id,
-    labels_in_order,
     pair,
+    table_cluster_codes,
 )
 from evalsig.data.provenance import in_memory_origin
 from evalsig.data.table import ScoreTable
-from evalsig.errors import DataError, examples
+from evalsig.errors import DataError
 from evalsig.inference.passk import Estimator, check_counts, check_k, counts_from_samples
 
 __all__ = [
@@ -135,28 +133,7 @@ def paired_counts(
 def task_clusters(table: ScoreTable, cluster: Any) -> np.ndarray | None:
     """Integer cluster codes ``0..G-1`` of the table's tasks, from its cluster column or
     ``cluster`` (labels in task order, or a mapping task id -> label); None without any."""
-    labels = table.clusters
-    if cluster is not None and not isinstance(cluster, str):
-        if labels is not None:
-            raise DataError(
-                "cluster labels were given twice: in the data (a cluster column) and as the "
-                "`cluster` argument; give them once."
-            )
-        if isinstance(cluster, Mapping):
-            labels = labels_by_id(cluster, table.item_ids, unit="task")
-        else:
-            labels = labels_in_order(cluster, table.n_items, unit="task")
-    if labels is None:
-        return None
-    codes, names = factorize(labels)
-    if len(names) < 2:
-        raise DataError(
-            f"all {table.n_items} tasks are in one cluster ({examples(names)}): a "
-            "cluster-robust interval needs at least 2 clusters (and about 30 for reliable "
-            "results). Give the real cluster labels, or drop `cluster` (CLI: --cluster) if "
-            "the tasks are independent."
-        )
-    return codes
+    return table_cluster_codes(table, cluster, unit="task", drop="`cluster` (CLI: --cluster)")
 
 
 def used_clusters(codes: np.ndarray, label: Callable[[int], str], used: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ from scipy import optimize, stats
 
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
+from evalsig.inference._mcnemar import CONTINUITY, CORRECTED_BELOW
 from evalsig.power._common import (
     check_alpha,
     check_n,
@@ -54,10 +55,12 @@ def mcnemar_sample_size(
         Chance of rejecting when the rates are true (1 - beta).
     alternative : {"two-sided", "greater", "less"}
         "greater": the test will ask whether the candidate is better.
-    method : {"normal", "exact"}
+    method : {"normal", "exact", "score"}
         "normal": Connor's closed form. "exact": the smallest N at which the exact
         conditional (binomial) test on the discordant count reaches the power, averaging
-        over the random number of discordant items; use it when N* is small.
+        over the random number of discordant items; use it when N* is small. "score": the
+        same for the test :func:`evalsig.compare` runs by default (McNemar's score test,
+        with continuity correction 1/2 below 25 discordant items).
 
     Returns
     -------
@@ -70,8 +73,10 @@ def mcnemar_sample_size(
     ``z_a = z(1 - alpha/2)`` (two-sided) or ``z(1 - alpha)``, ``z_b = z(power)``. The exact
     power is ``sum_D Bin(D; N, pi_D) P(N01 in R_D | D)``, where ``N01 | D ~ Bin(D, p01/pi_D)``
     and ``R_D`` is the rejection region of the exact binomial test at level alpha
-    (two-sided: twice the smaller tail). No effect in the tested direction gives
-    ``n = inf``.
+    (two-sided: twice the smaller tail), or for "score" that of
+    ``z = (|N01 - N10| - c)_+ / sqrt(D) > z_a`` (``c = 1/2`` below 25 discordant items, else
+    0; one-sided, the signed difference less ``c`` in the tested direction). No effect in the
+    tested direction gives ``n = inf``.
 
     References
     ----------
@@ -121,8 +126,8 @@ def mcnemar_sample_size(
         n_items = math.ceil(n_normal - 1e-9)
         achieved = _normal_power(n_items, a, b, alpha, alternative)
         return result(n_normal, n_items, achieved)
-    n_exact = _exact_sample_size(n_normal, a, b, alpha, power, alternative)
-    achieved = _exact_power(n_exact, a, b, alpha, alternative)
+    n_exact = _exact_sample_size(n_normal, a, b, alpha, power, alternative, method)
+    achieved = _exact_power(n_exact, a, b, alpha, alternative, method)
     return result(float(n_exact), n_exact, achieved)
 
 
@@ -143,7 +148,8 @@ def mcnemar_power(
     Normal approximation (Connor 1987; as R's ``MESS::power_mcnemar_test``):
     ``Phi[(sqrt(n) |delta| - z_a sqrt(pi_D)) / sqrt(pi_D - delta^2)]``, the far tail
     ignored. ``method="exact"`` sums the exact conditional test's power over the binomial
-    number of discordant items (``n`` rounded down to an integer).
+    number of discordant items (``n`` rounded down to an integer); ``method="score"`` does
+    the same for compare's default test (see :func:`mcnemar_sample_size`).
 
     Examples
     --------
@@ -154,8 +160,9 @@ def mcnemar_power(
     size = check_n(n)
     alpha = check_alpha(alpha)
     alternative = check_alternative(alternative)
-    if _check_method(method) == "exact":
-        return _exact_power(math.floor(size), a, b, alpha, alternative)
+    method = _check_method(method)
+    if method != "normal":
+        return _exact_power(math.floor(size), a, b, alpha, alternative, method)
     return _normal_power(size, a, b, alpha, alternative)
 
 
@@ -198,10 +205,10 @@ def mcnemar_detectable_effect(
 
 
 def _check_method(method: object) -> Method:
-    if method not in ("normal", "exact"):
+    if method not in ("normal", "exact", "score"):
         raise DataError(
-            f"`method` must be 'normal' (Connor's formula) or 'exact' (binomial test on the "
-            f"discordant count); got {method!r}."
+            f"`method` must be 'normal' (Connor's formula), 'exact' (binomial test on the "
+            f"discordant count) or 'score' (compare's score test); got {method!r}."
         )
     return method
 
@@ -226,8 +233,11 @@ def _normal_power(n: float, p01: float, p10: float, alpha: float, alt: Alternati
     return float(stats.norm.cdf(numerator / spread))
 
 
-def _exact_power(n: int, p01: float, p10: float, alpha: float, alt: Alternative) -> float:
-    """``sum_D Bin(D; n, pi_D) P(reject | D)``, over the D that carry the probability."""
+def _exact_power(
+    n: int, p01: float, p10: float, alpha: float, alt: Alternative, method: Method = "exact"
+) -> float:
+    """``sum_D Bin(D; n, pi_D) P(reject | D)``, over the D that carry the probability, for
+    the exact binomial test or (``method="score"``) compare's score test."""
     if n > _EXACT_LIMIT:
         raise DataError(
             f"the exact McNemar power is limited to {_EXACT_LIMIT:,} items; got n = {n:,}. "
@@ -243,10 +253,13 @@ def _exact_power(n: int, p01: float, p10: float, alpha: float, alt: Alternative)
     weight = stats.binom.pmf(d, n, disc)
     share = p01 / disc  # P(candidate right | discordant)
     tail = sided_alpha(alpha, alt)
-    # Smallest k with P(X >= k | D, 1/2) <= tail; by symmetry the lower region is X <= D - k.
-    k = stats.binom.isf(tail, d, 0.5) + 1
-    k = np.where(stats.binom.sf(k - 2, d, 0.5) <= tail, k - 1, k)  # guard rounding in isf
-    k = np.where(stats.binom.sf(k - 1, d, 0.5) > tail, k + 1, k)
+    if method == "score":
+        k = _score_critical(d, tail)
+    else:
+        # Smallest k with P(X >= k | D, 1/2) <= tail; by symmetry the lower region is X <= D - k.
+        k = stats.binom.isf(tail, d, 0.5) + 1
+        k = np.where(stats.binom.sf(k - 2, d, 0.5) <= tail, k - 1, k)  # guard rounding in isf
+        k = np.where(stats.binom.sf(k - 1, d, 0.5) > tail, k + 1, k)
     upper = stats.binom.sf(k - 1, d, share)
     lower = stats.binom.cdf(d - k, d, share)
     if alt == "greater":
@@ -258,13 +271,30 @@ def _exact_power(n: int, p01: float, p10: float, alpha: float, alt: Alternative)
     return float(min(1.0, np.dot(weight, reject)))
 
 
+def _score_critical(d: np.ndarray, tail: float) -> np.ndarray:
+    """Smallest ``k`` with ``(2k - D - c) / sqrt(D) > z`` (``N01 >= k`` rejects upwards;
+    by symmetry ``N01 <= D - k`` downwards), ``c = 1/2`` below 25 discordant items."""
+    z = float(stats.norm.isf(tail))
+    c = np.where(d < CORRECTED_BELOW, CONTINUITY, 0.0)
+    k = np.floor((d + c + z * np.sqrt(d)) / 2) + 1
+    k = np.where((2 * (k - 1) - d - c) / np.sqrt(d) > z, k - 1, k)  # guard rounding
+    critical: np.ndarray = np.where((2 * k - d - c) / np.sqrt(d) > z, k, k + 1)
+    return critical
+
+
 def _exact_sample_size(
-    start: float, p01: float, p10: float, alpha: float, power: float, alt: Alternative
+    start: float,
+    p01: float,
+    p10: float,
+    alpha: float,
+    power: float,
+    alt: Alternative,
+    method: Method = "exact",
 ) -> int:
     """Smallest n whose exact power reaches ``power``: bracket, bisect, then step down."""
 
     def enough(n: int) -> bool:
-        return _exact_power(n, p01, p10, alpha, alt) >= power
+        return _exact_power(n, p01, p10, alpha, alt, method) >= power
 
     hi = max(2, math.ceil(start))
     while not enough(hi):

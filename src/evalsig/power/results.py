@@ -11,7 +11,7 @@ from evalsig.inference._common import Alternative
 
 __all__ = ["Method", "SampleSize"]
 
-Method = Literal["normal", "exact"]
+Method = Literal["normal", "exact", "score"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

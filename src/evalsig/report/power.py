@@ -29,6 +29,10 @@ Result = Mapping[str, Any]
 _DESIGN = {
     ("mcnemar", "normal"): "McNemar's paired test, normal approximation (Connor 1987)",
     ("mcnemar", "exact"): "McNemar's exact conditional test",
+    ("mcnemar", "score"): (
+        "McNemar's score test, as compare runs it (continuity-corrected below 25 discordant "
+        "items), power summed exactly"
+    ),
     ("paired-t", "noncentral-t"): "paired t-test on per-item differences (noncentral t)",
 }
 
