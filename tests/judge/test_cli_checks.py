@@ -454,3 +454,41 @@ def test_more_data_errors_name_the_fix(tmp_path: Path) -> None:
                            "w", "--confidence-level", "95")  # fmt: skip
     assert code == EXIT_USAGE
     assert "must be strictly between 0 and 1" in err
+
+
+@pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-inf"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["agreement", "--judge-column", "judge", "--human-column", "human"],
+        ["position-bias", "--choice-column", "judge", "--first-column", "human"],
+        ["agreement", "--rater-column", "human", "--label-column", "judge", "--id", "item"],
+    ],
+)
+def test_a_label_written_as_a_non_finite_number_is_refused(
+    text: str, args: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text(f"item,judge,human\n1,1,1\n2,{text},0\n", encoding="utf-8")
+    code, _, err = _invoke(args[0], str(path), *args[1:])
+    assert code == EXIT_DATA_ERROR
+    assert err.strip() == (
+        f"evalsig: error: {path} line 3: judge is {text!r}, a number that is not finite, not "
+        "a label; leave the cell empty where there is no label."
+    )
+
+
+@pytest.mark.parametrize("name", ["judged.csv", "judged.jsonl.gz"])
+@pytest.mark.parametrize("command", ["judge", "agreement", "judge-plan"])
+def test_a_file_that_is_not_utf8_is_named(name: str, command: str, tmp_path: Path) -> None:
+    path = tmp_path / name
+    garbage = b"item,judge,human\n1,\xff\xfe,1\n"
+    path.write_bytes(gzip.compress(garbage) if name.endswith(".gz") else garbage)
+    extra = ["--half-width", "0.05"] if command == "judge-plan" else []
+    code, _, err = _invoke(
+        command, str(path), "--judge-column", "judge", "--human-column", "human", *extra
+    )
+    assert code == EXIT_DATA_ERROR
+    assert (
+        err.strip() == f"evalsig: error: {path}: not valid UTF-8 text; re-save the file as UTF-8."
+    )

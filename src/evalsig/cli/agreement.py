@@ -175,11 +175,11 @@ def _judge_vs_humans(
                     "per item (the judge's label and the human's)."
                 )
             seen[key] = where
-        h = label(row[human_column])
+        h = label(row[human_column], human_column, where)
         if h is None:
             unlabeled += 1
             continue
-        j = label(row[judge_column])
+        j = label(row[judge_column], judge_column, where)
         if j is None:
             raise DataError(
                 f"{where}: {judge_column} is empty but {human_column} is {h!r}; the judge must "
@@ -193,7 +193,7 @@ def _judge_vs_humans(
             "needs at least 2."
         )
     result = judge_agreement(
-        judge, human, positive=None if positive is None else label(positive), **common
+        judge, human, positive=None if positive is None else label(positive, "--positive"), **common
     )
     if unlabeled:
         from dataclasses import replace
@@ -233,7 +233,7 @@ def _raters(
             )
         lines[item, rater] = where
         raters.setdefault(rater)
-        value = label(row[label_column])
+        value = label(row[label_column], label_column, where)
         if value is None:
             empty += 1
         elif metric != "nominal" and isinstance(value, str):

@@ -63,8 +63,12 @@ def position_bias_command(
     with data_errors(), stdin_paths([file]) as paths:
         chosen, first, pairs = [], [], []
         for where, row in read_rows(paths[0], columns, separator=separator):
-            chosen.append(_present(label(row[choice_column]), choice_column, where))
-            first.append(_present(label(row[first_column]), first_column, where))
+            chosen.append(
+                _present(label(row[choice_column], choice_column, where), choice_column, where)
+            )
+            first.append(
+                _present(label(row[first_column], first_column, where), first_column, where)
+            )
             if pair_column is not None:
                 raw = row[pair_column]
                 text = None if raw is None or not str(raw).strip() else str(raw).strip()
@@ -199,7 +203,7 @@ def _preference(value: Any, column: str, where: str) -> int | None:
     from evalsig.errors import DataError
     from evalsig.judge.table import label
 
-    read = label(value)
+    read = label(value, column, where)
     if read is None:
         return None
     if isinstance(read, str) and read.lower() in _A | _B:
@@ -216,7 +220,7 @@ def _number(value: Any, column: str, where: str) -> float:
     from evalsig.errors import DataError
     from evalsig.judge.table import label
 
-    read = label(value)
+    read = label(value, column, where)
     if read is None or isinstance(read, str):
         raise DataError(
             f"{where}: {column} is {value!r}, not a number; give every response's length."

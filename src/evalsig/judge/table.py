@@ -137,9 +137,11 @@ def read_rows(
     return _rows(Path(path), list(columns), separator)
 
 
-def label(value: Any) -> int | float | str | None:
+def label(value: Any, column: str = "", where: str = "") -> int | float | str | None:
     """A label as read: None when empty or null; a whole number as int (``"1"``, ``1.0``,
-    ``true`` -> 1); another number as float; any other text as is (stripped).
+    ``true`` -> 1); another number as float; any other text as is (stripped). Text that
+    reads as a number that is not finite ("nan", "inf") is refused: it is a missing or
+    broken value written as text, not a category (``column`` and ``where`` name it).
 
     CSV cells and JSON values of one label read the same (``"1"`` and ``1`` are one
     category)."""
@@ -161,12 +163,24 @@ def label(value: Any) -> int | float | str | None:
     except ValueError:
         return text
     if number != number or number in (float("inf"), float("-inf")):
-        return text
+        at = f"{where}: " if where else ""
+        raise DataError(
+            f"{at}{column or 'a label'} is {text!r}, a number that is not finite, not a label; "
+            "leave the cell empty where there is no label."
+        )
     return int(number) if number.is_integer() else number
 
 
 def _rows(source: Path, columns: list[str], separator: str | None) -> Iterator[tuple[str, Any]]:
-    """``(where, record)`` per row: 'file line N' and the record, columns checked."""
+    """``(where, record)`` per row: 'file line N' and the record, columns checked; a file
+    that is not UTF-8 text is an error naming it."""
+    try:
+        yield from _records(source, columns, separator)
+    except UnicodeDecodeError:
+        raise DataError(f"{source}: not valid UTF-8 text; re-save the file as UTF-8.") from None
+
+
+def _records(source: Path, columns: list[str], separator: str | None) -> Iterator[tuple[str, Any]]:
     kind = suffix(source)
     cap = default_cap()
     if kind in (".jsonl", ".json"):
