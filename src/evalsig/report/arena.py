@@ -164,7 +164,8 @@ def section(r: Result) -> tuple[str, dict[str, Any]]:
     )
     table: list[Sequence[Any]] = [
         [number_cell(shown[0], row["rank"]), name_cell(shown[1]),
-         number_cell(shown[2], row["score"]), *shown[3:]]
+         number_cell(shown[2], row["score"]), number_cell(shown[3], row["ci"]["low"]),
+         *shown[4:]]
         for shown, row in zip(_rows(r), r["rows"], strict=True)
     ]  # fmt: skip
     return "table", {
