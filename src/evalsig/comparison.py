@@ -192,8 +192,6 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 }
 """The ``variant`` values each method accepts (the first is the default)."""
 
-FEW_CLUSTERS = 30
-
 ADJUSTED = "paired-t-adjusted"
 """The default for several runs of scores in [0, 1] on few items (not a ``method`` one can
 request: ``method="auto"`` picks it)."""

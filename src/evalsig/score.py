@@ -22,6 +22,7 @@ from evalsig.data.load import load
 from evalsig.data.paired import table_cluster_codes
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable
+from evalsig.defaults import FEW_CLUSTERS
 from evalsig.errors import DataError
 from evalsig.inference._bootstrap import MIN_ITEMS as MIN_BOOTSTRAP_ITEMS
 from evalsig.inference._bootstrap import bootstrap_core
@@ -81,9 +82,6 @@ Beta(1, 1) interval (Bowyer et al. 2025) is narrower still but covers only 81.7%
 items and 87.9% at 30 when the accuracy is 2%, since one success already puts its lower
 bound above 2%; it is available as ``method="bayes"``.
 ``tests/inference/test_score_coverage.py`` holds these claims."""
-
-FEW_CLUSTERS = 30
-"""Below this many clusters a note says the cluster-robust interval is fragile."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

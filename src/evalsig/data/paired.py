@@ -15,6 +15,7 @@ import numpy as np
 
 from evalsig.data.build import factorize
 from evalsig.data.table import ScoreTable
+from evalsig.defaults import FEW_CLUSTERS
 from evalsig.errors import AlignmentError, DataError, examples
 
 __all__ = [
@@ -27,8 +28,6 @@ __all__ = [
     "table_cluster_codes",
 ]
 
-FEW_CLUSTERS = 30
-"""Clusters below which a cluster-robust interval is unreliable (as messages say)."""
 
 OnMissing = Literal["error", "intersect"]
 OnMismatch = Literal["error", "exclude", "keep"]

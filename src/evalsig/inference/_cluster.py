@@ -15,6 +15,7 @@ from typing import Literal, cast, get_args
 
 import numpy as np
 
+from evalsig.defaults import FEW_CLUSTERS
 from evalsig.errors import DataError, examples
 from evalsig.inference._bootstrap import BootstrapDistribution
 from evalsig.inference._common import (
@@ -52,8 +53,6 @@ RobustVariant = Literal["cr2", "cr1"]
 BootstrapVariant = Literal["pairs", "wild"]
 """``"pairs"``: resample whole clusters; ``"wild"``: wild cluster bootstrap-t, null imposed."""
 
-FEW_CLUSTERS = 30
-"""Below this many clusters every result carries a warning note."""
 
 ZERO_TOLERANCE = 1e-12
 """Cluster means closer than this (relative to the largest difference) count as equal."""

@@ -225,11 +225,17 @@ def _pair_counts(total: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, n
     return {"n": n, "mean": mean, "n01": np.rint(xm_cb - xx), "n10": np.rint(xm_bc - xx)}
 
 
+def _sum_d2(total: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``sum d^2`` of each pair: ``qm[c, b] + qm[b, c] - 2 xx[b, c]``."""
+    sum_d2: np.ndarray = total[3][c, b] + total[3][b, c] - 2 * total[2][b, c]
+    return sum_d2
+
+
 def _pair_sd(
     total: np.ndarray, b: np.ndarray, c: np.ndarray, n: np.ndarray, mean: np.ndarray
 ) -> np.ndarray:
     """sd (ddof 1) of each pair's d: ``sqrt((sum d^2 - n mean^2) / (n - 1))``."""
-    sum_d2 = total[3][c, b] + total[3][b, c] - 2 * total[2][b, c]
+    sum_d2 = _sum_d2(total, b, c)
     with np.errstate(invalid="ignore", divide="ignore"):
         var = np.maximum(sum_d2 - n * mean**2, 0.0) / (n - 1)
     sd: np.ndarray = np.sqrt(var)
@@ -358,7 +364,9 @@ def pair_tests(
                 small = (several[b] | several[c]) & inside[b] & inside[c] & (n < ADJUSTED_BELOW)
                 if small.any():
                     se, df, p = (np.asarray(x, dtype=float).copy() for x in (se, df, p))
-                    se[small], df[small], p[small] = _adjusted_t(total, b[small], c[small])
+                    sum_d2 = _sum_d2(total, b[small], c[small])
+                    adjusted = _adjusted_t(n[small], mean[small], sum_d2)
+                    se[small], df[small], p[small] = adjusted
                     n_adjusted = int(small.sum())
                     method = "paired-t-adjusted" if small.all() else "paired-t"
     return PairTests(
@@ -375,7 +383,7 @@ def pair_tests(
 
 
 def _adjusted_t(
-    total: np.ndarray, b: np.ndarray, c: np.ndarray
+    n: np.ndarray, mean: np.ndarray, sum_d2: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Standard errors, df and two-sided p-values of the t-test with Agresti-Min
     pseudo-items (see :func:`evalsig.inference._ttest.adjusted_t_core`): with
@@ -383,9 +391,7 @@ def _adjusted_t(
     :math:`\tilde s^2 = (\sum d^2 - 2 \tilde d S + n \tilde d^2 + 1 + 2 \tilde d^2) /
     (\tilde n - 1)`, :math:`t = \tilde d / (\tilde s / \sqrt{\tilde n})` on
     :math:`\tilde n - 1` df."""
-    s = _pair_counts(total, b, c)
-    n, total_d = s["n"], s["n"] * s["mean"]
-    sum_d2 = total[3][c, b] + total[3][b, c] - 2 * total[2][b, c]
+    total_d = n * mean
     n_tilde = n + 2.0
     centre = total_d / n_tilde
     squares = sum_d2 - 2 * centre * total_d + n * centre**2 + 1.0 + 2 * centre**2

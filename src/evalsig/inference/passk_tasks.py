@@ -36,8 +36,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from evalsig.defaults import FEW_CLUSTERS
 from evalsig.inference._bootstrap import MIN_ITEMS, bootstrap_core
-from evalsig.inference._cluster import FEW_CLUSTERS, cluster_robust_core
+from evalsig.inference._cluster import cluster_robust_core
 from evalsig.inference._common import Alternative, InferenceResult, t_interval
 from evalsig.inference._permutation import permutation_core
 from evalsig.inference._ttest import paired_t_core

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from evalsig.data.provenance import provenance
+from evalsig.defaults import FEW_CLUSTERS
 from evalsig.errors import DataError
 from evalsig.inference._common import (
     Alternative,
@@ -49,9 +50,6 @@ from evalsig.judge._input import cluster_codes, human_scores, judge_scores
 from evalsig.judge.result import JudgeResult, NormalEstimate, normal_interval
 
 __all__ = ["ppi_lambda", "ppi_mean", "ppi_paired_difference"]
-
-FEW_CLUSTERS = 30
-"""Below this many clusters a cluster-robust normal interval is unreliable (noted)."""
 
 FEW_LABELS = 30
 """Below this many labeled items the normal interval is unreliable (noted)."""
