@@ -309,9 +309,17 @@ def test_dictionary_labels_coded_in_order_of_first_appearance(
 @given(
     st.lists(st.integers(0, 20), min_size=1, max_size=80),
     st.sampled_from(["as is", "sorted", "counting up", "new values ascending"]),
+    st.sampled_from([2, 16, 4096]),
+    st.booleans(),
 )
-def test_first_appearance_matches_a_plain_loop(values: list[int], shape: str) -> None:
+def test_first_appearance_matches_a_plain_loop(
+    values: list[int], shape: str, look: int, unused: bool
+) -> None:
+    """With a first look shorter than the values too, so that every path is taken."""
+    from evalsig.data.readers import columnar
     from evalsig.data.readers.columnar import first_appearance
+
+    columnar.FIRST_LOOK, kept = look, columnar.FIRST_LOOK
 
     array = np.array(values, dtype=np.int32)
     if shape == "sorted":
@@ -321,10 +329,13 @@ def test_first_appearance_matches_a_plain_loop(values: list[int], shape: str) ->
     elif shape == "new values ascending":  # labels coming back: 0 1 0 2 1 3 ...
         ranks = {v: r for r, v in enumerate(dict.fromkeys(values))}
         array = np.array([ranks[v] for v in values], dtype=np.int32)
-    size = int(array.max()) + 1 + (shape == "as is")  # a value no row uses
+    size = int(array.max()) + 1 + unused  # with a value no row uses, or none
     order: dict[int, int] = {}
     expected = [order.setdefault(v, len(order)) for v in array.tolist()]
-    codes, present = first_appearance(array, size)
+    try:
+        codes, present = first_appearance(array, size)
+    finally:
+        columnar.FIRST_LOOK = kept
     assert np.asarray(codes).tolist() == expected
     assert present.tolist() == list(order)
 
@@ -401,3 +412,53 @@ def test_text_arrays_are_built_from_their_buffers(values: list[str]) -> None:
     assert built.type == pa.string()
     assert built.to_pylist() == values
     built.validate(full=True)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_item_ids_stay_arrow_text_until_read(fmt: str, tmp_path: Path) -> None:
+    """Two files that list the same items in the same order are compared without making
+    their item ids Python strings (60 MB and 0.06 s a million); read, they are the row
+    reader's."""
+    from evalsig.comparison import compare
+    from evalsig.data.readers.columnar import ArrowLabels
+
+    rows = [{"item": f"q{i}", "run": r, "score": (i + r) % 2} for i in range(40) for r in range(2)]
+    left, right = tmp_path / "a", tmp_path / "b"
+    left.mkdir(), right.mkdir()
+    baseline = load(_write(rows, fmt, left), run_column="run")
+    flipped = [dict(row, score=1 - row["score"]) for row in rows]
+    candidate = load(_write(flipped, fmt, right), run_column="run")
+    labels = [t._item_ids for t in (baseline, candidate)]
+    assert all(isinstance(lazy, ArrowLabels) for lazy in labels)
+    result = compare(baseline, candidate)
+    assert result.n_items == 40
+    assert all(lazy._strings is None for lazy in labels)
+    slow = collect(left / f"scores{FORMATS[fmt]}", ReadOptions(run_column="run")).tables()[""]
+    assert baseline.item_ids is not None
+    assert slow.item_ids is not None
+    assert baseline.item_ids.tolist() == slow.item_ids.tolist()
+
+
+def test_lazy_item_ids_align_take_and_carry_over(tmp_path: Path) -> None:
+    """Files listing items in different orders, or different items, are aligned by the
+    strings; ``take`` and ``replace`` keep the labels; a table needs its ids given."""
+    from dataclasses import replace
+
+    from evalsig.data import pair
+
+    rows = [{"item": f"q{i}", "score": i % 2} for i in range(6)]
+    left, right = tmp_path / "a", tmp_path / "b"
+    left.mkdir(), right.mkdir()
+    baseline = load(_write(rows, "csv", left))
+    candidate = load(_write(rows[::-1][:5], "csv", right))
+    assert not baseline.same_items(candidate)
+    paired = pair(baseline, candidate, on_missing="intersect")
+    assert paired.item_ids is not None
+    assert paired.item_ids.tolist() == [f"q{i}" for i in range(1, 6)]
+    np.testing.assert_array_equal(paired.candidate.sums, paired.baseline.sums)
+    assert replace(baseline, source="x")._item_ids is baseline._item_ids
+    taken = baseline.take(np.array([4, 1]))
+    assert taken.item_ids is not None
+    assert taken.item_ids.tolist() == ["q4", "q1"]
+    with pytest.raises(TypeError, match="item_ids"):
+        ScoreTable(counts=np.ones(2), binary=True, sums=np.ones(2), sumsq=np.ones(2))

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from evalsig.data.table import ScoreTable
+from evalsig.data.table import LazyLabels, ScoreTable
 from evalsig.data.validate import check_scores, numeric_array
 from evalsig.errors import DataError, examples
 
@@ -34,7 +34,7 @@ class Factorized:
     """
 
     codes: np.ndarray
-    uniques: np.ndarray
+    uniques: np.ndarray | LazyLabels
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -46,7 +46,8 @@ Labels = Sequence[object] | np.ndarray | Factorized
 def factorize(labels: Labels) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes and unique labels (as strings), in order of first appearance."""
     if isinstance(labels, Factorized):
-        return labels.codes, labels.uniques
+        uniques = labels.uniques
+        return labels.codes, uniques.strings() if isinstance(uniques, LazyLabels) else uniques
     index: dict[str, int] = {}
     codes = np.fromiter(
         (index.setdefault(str(v), len(index)) for v in labels),
@@ -140,7 +141,8 @@ def table_from_long(
         return [f"row {int(p) + 1}" for p in pos]
 
     _check_labels(ids, what=f"{source}: column '{names['id']}'", row=row)
-    codes, item_ids = factorize(ids)
+    item_ids: np.ndarray | LazyLabels  # a reader's lazy labels stay so: see ScoreTable
+    codes, item_ids = (ids.codes, ids.uniques) if isinstance(ids, Factorized) else factorize(ids)
     what = scores_name or f"{source}: column '{names['score']}'"
     values = numeric_array(scores, what=what, label=row)
     binary = check_scores(
@@ -148,7 +150,8 @@ def table_from_long(
         what=what,
         label=lambda pos: [f"item {item_ids[codes[p]]!r} ({row([p])[0]})" for p in pos],
     )
-    values = values.astype(np.float64, copy=False)
+    if not (binary and values.dtype.kind in "biu"):
+        values = values.astype(np.float64, copy=False)  # 0/1 integers are summed as they are
     n_items = len(item_ids)
     run_codes = run_labels = None
     if runs is not None:
@@ -208,7 +211,7 @@ def _item_major(codes: np.ndarray, run_codes: np.ndarray | None, n_items: int, n
 
 
 def _grid_sums(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""Per-item sums and sums of squares of an ``items x runs`` grid of float64 scores.
+    r"""Per-item sums and sums of squares (float64) of an ``items x runs`` grid of scores.
 
     :math:`s_i = ((0 + x_{i1}) + x_{i2}) + \dots`, added run by run in row order, and the
     same for :math:`x^2`: the operations ``np.bincount(codes, weights=...)`` makes on the
@@ -232,7 +235,7 @@ def _bincount_sums(
     run_codes: np.ndarray | None,
     run_labels: np.ndarray | None,
     values: np.ndarray,
-    item_ids: np.ndarray,
+    item_ids: np.ndarray | LazyLabels,
     source: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-item counts, sums and sums of squares of rows in any order, by ``bincount``;
@@ -299,7 +302,7 @@ def _per_item_cluster(
     codes: np.ndarray,
     clusters: Labels,
     n_items: int,
-    item_ids: np.ndarray,
+    item_ids: np.ndarray | LazyLabels,
     source: str,
     names: Mapping[str, str],
 ) -> np.ndarray:
@@ -321,7 +324,7 @@ def _per_item_key(
     codes: np.ndarray,
     keys: Labels,
     n_items: int,
-    item_ids: np.ndarray,
+    item_ids: np.ndarray | LazyLabels,
     source: str,
 ) -> np.ndarray:
     """Each item's content key; rows of one item (its runs) must not disagree."""
@@ -344,7 +347,11 @@ def _per_item_key(
 
 
 def _per_item_coded_key(
-    codes: np.ndarray, keys: Factorized, n_items: int, item_ids: np.ndarray, source: str
+    codes: np.ndarray,
+    keys: Factorized,
+    n_items: int,
+    item_ids: np.ndarray | LazyLabels,
+    source: str,
 ) -> np.ndarray:
     """:func:`_per_item_key` for coded keys, in whole-array steps."""
     present = keys.codes >= 0

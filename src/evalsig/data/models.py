@@ -111,7 +111,7 @@ def _by_position(tables: Mapping[str, ScoreTable]) -> Mapping[str, ScoreTable]:
         )
     ids = np.empty(next(iter(sizes.values())), dtype=object)
     ids[:] = [str(i) for i in range(len(ids))]  # "0", "1", ...: faster than astype(str)
-    return {name: replace(t, item_ids=ids) for name, t in tables.items()}
+    return {name: replace(t, _item_ids=ids) for name, t in tables.items()}
 
 
 def same_ids(ids: np.ndarray | None, other: np.ndarray | None) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
@@ -39,8 +39,6 @@ class PairedScores:
 
     baseline: ScoreTable
     candidate: ScoreTable
-    item_ids: np.ndarray | None
-    """``(n,)`` item ids, or None when items were matched by position."""
     cluster_codes: np.ndarray | None = None
     """``(n,)`` integer cluster of each item (0 .. n_clusters - 1), or None."""
     cluster_labels: np.ndarray | None = None
@@ -52,6 +50,11 @@ class PairedScores:
     n_mismatched: int = 0
     """Items whose content keys differ between the sides (excluded or kept, as asked)."""
     notes: tuple[str, ...] = ()
+
+    @property
+    def item_ids(self) -> np.ndarray | None:
+        """``(n,)`` item ids, or None when items were matched by position."""
+        return self.baseline.item_ids
 
     @property
     def n_items(self) -> int:
@@ -127,8 +130,8 @@ def pair(
         raise DataError(f"`on_missing` must be 'error' or 'intersect'; got {on_missing!r}.")
     if on_mismatch not in ("error", "exclude", "keep"):
         raise DataError(f"`on_mismatch` must be 'error', 'exclude' or 'keep'; got {on_mismatch!r}.")
-    if (baseline.item_ids is None) != (candidate.item_ids is None):
-        with_ids = "baseline" if baseline.item_ids is not None else "candidate"
+    if baseline.by_position != candidate.by_position:
+        with_ids = "candidate" if baseline.by_position else "baseline"
         raise AlignmentError(
             f"{with_ids} has item ids but the other side is positional (a plain array); give "
             "both sides item ids (a mapping or a table with an id column) or neither."
@@ -148,33 +151,25 @@ def pair(
         clusters = None
     notes: list[str] = []
     only_b = only_c = 0
-    if baseline.item_ids is None or candidate.item_ids is None:
+    if baseline.by_position:
         if baseline.n_items != candidate.n_items:
             raise AlignmentError(
                 f"baseline has {baseline.n_items} items but candidate has "
                 f"{candidate.n_items}; positional arrays must list the same items in the same "
                 "order (pass item ids to align by id)."
             )
-        ids = None
-    elif np.array_equal(baseline.item_ids, candidate.item_ids):
-        ids = baseline.item_ids
-    else:
-        baseline, candidate, only_b, only_c = _align_by_id(
-            baseline, candidate, baseline.item_ids, candidate.item_ids, on_missing
-        )
-        ids = baseline.item_ids
+    elif not baseline.same_items(candidate):
+        baseline, candidate, only_b, only_c = _align_by_id(baseline, candidate, on_missing)
         if only_b or only_c:
             notes.append(
                 f"compared the {baseline.n_items} items both sides share; dropped {only_b} "
                 f"only in baseline and {only_c} only in candidate (on_missing='intersect')."
             )
-    baseline, candidate, ids, n_mismatched = _check_keys(
-        baseline, candidate, ids, on_mismatch, notes
-    )
+    baseline, candidate, n_mismatched = _check_keys(baseline, candidate, on_mismatch, notes)
     if baseline.n_items < 2:
         raise DataError(f"a paired comparison needs at least 2 items; got {baseline.n_items}.")
     codes, labels = _cluster_codes(
-        baseline, candidate, ids, clusters if isinstance(clusters, Mapping) else None
+        baseline, candidate, clusters if isinstance(clusters, Mapping) else None
     )
     for table in (baseline, candidate):
         notes.extend(table.notes)
@@ -186,7 +181,6 @@ def pair(
     return PairedScores(
         baseline=replace(baseline, clusters=None),
         candidate=replace(candidate, clusters=None),
-        item_ids=ids,
         cluster_codes=codes,
         cluster_labels=labels,
         n_only_baseline=only_b,
@@ -199,13 +193,12 @@ def pair(
 def _check_keys(
     baseline: ScoreTable,
     candidate: ScoreTable,
-    ids: np.ndarray | None,
     on_mismatch: OnMismatch,
     notes: list[str],
-) -> tuple[ScoreTable, ScoreTable, np.ndarray | None, int]:
+) -> tuple[ScoreTable, ScoreTable, int]:
     """Compare the content keys both sides give an item (when both have one)."""
     if baseline.keys is None or candidate.keys is None:
-        return baseline, candidate, ids, 0
+        return baseline, candidate, 0
     a, b = baseline.keys, candidate.keys
     differ = np.fromiter(
         (x is not None and y is not None and x != y for x, y in zip(a, b, strict=True)),
@@ -214,8 +207,9 @@ def _check_keys(
     )
     n = int(differ.sum())
     if n == 0:
-        return baseline, candidate, ids, 0
+        return baseline, candidate, 0
     where = np.flatnonzero(differ)
+    ids = baseline.item_ids
     shown = "; ".join(
         f"{(ids[i] if ids is not None else f'position {i}')!r}: {a[i]!r} vs {b[i]!r}"
         for i in where[:3]
@@ -232,19 +226,17 @@ def _check_keys(
         )
     if on_mismatch == "keep":
         notes.append(f"{what}; compared anyway (on_mismatch='keep').")
-        return baseline, candidate, ids, n
+        return baseline, candidate, n
     keep = np.flatnonzero(~differ)
     notes.append(f"{what}; excluded them (on_mismatch='exclude').")
-    return baseline.take(keep), candidate.take(keep), None if ids is None else ids[keep], n
+    return baseline.take(keep), candidate.take(keep), n
 
 
 def _align_by_id(
-    baseline: ScoreTable,
-    candidate: ScoreTable,
-    baseline_ids: np.ndarray,
-    candidate_ids: np.ndarray,
-    on_missing: OnMissing,
+    baseline: ScoreTable, candidate: ScoreTable, on_missing: OnMissing
 ) -> tuple[ScoreTable, ScoreTable, int, int]:
+    baseline_ids = cast(np.ndarray, baseline.item_ids)  # tables with ids: pair() checked
+    candidate_ids = cast(np.ndarray, candidate.item_ids)
     position = {item: i for i, item in enumerate(candidate_ids.tolist())}
     in_candidate = np.fromiter(
         (position.get(item, -1) for item in baseline_ids.tolist()),
@@ -272,17 +264,15 @@ def _align_by_id(
 
 
 def _cluster_codes(
-    baseline: ScoreTable,
-    candidate: ScoreTable,
-    ids: np.ndarray | None,
-    clusters: Mapping[object, object] | None,
+    baseline: ScoreTable, candidate: ScoreTable, clusters: Mapping[object, object] | None
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     labels: np.ndarray | None
     if clusters is not None:
-        labels = labels_by_id(clusters, ids)
+        labels = labels_by_id(clusters, baseline.item_ids)
     elif baseline.clusters is not None and candidate.clusters is not None:
         clash = np.flatnonzero(baseline.clusters != candidate.clusters)
         if clash.size:
+            ids = baseline.item_ids
             where = (
                 [f"position {p}" for p in clash] if ids is None else [str(ids[p]) for p in clash]
             )

@@ -37,7 +37,7 @@ from evalsig.data.readers.tabular import (
     struct_leaves,
     suffix,
 )
-from evalsig.data.table import ScoreTable
+from evalsig.data.table import LazyLabels, ScoreTable
 from evalsig.errors import EvalsigError
 
 __all__ = ["read_columnar"]
@@ -252,7 +252,7 @@ def _table(
     *,
     text: bool,
 ) -> ScoreTable:
-    ids = Factorized(*_encode(table.column(mapper.id), text))
+    ids = Factorized(*_encode(table.column(mapper.id), text, lazy=True))
     runs = clusters = keys = None
     if mapper.run is not None:
         runs = Factorized(*_encode(table.column(mapper.run), text))
@@ -321,11 +321,17 @@ def _decoded(column: Any) -> Any:
 
 
 def _encode(
-    column: Any, text: bool, *, missing_ok: bool = False, empty_ok: bool = False
+    column: Any,
+    text: bool,
+    *,
+    missing_ok: bool = False,
+    empty_ok: bool = False,
+    lazy: bool = False,
 ) -> tuple[Any, Any]:
     """Codes and labels in order of first appearance; with ``missing_ok`` (content keys),
     -1 for a row without one (null, or an empty CSV cell), and an empty JSON string is a
-    key (``empty_ok``); as an id, run or cluster label it is an error to the row reader."""
+    key (``empty_ok``); as an id, run or cluster label it is an error to the row reader.
+    Text labels come as strings, or with ``lazy`` (item ids) as :class:`ArrowLabels`."""
     import pyarrow as pa
 
     if missing_ok:
@@ -341,7 +347,8 @@ def _encode(
         codes[mask], uniques = _encode(column.filter(present), text, empty_ok=True)
         return codes, uniques
     if _is_text_dictionary(column.type) and not column.null_count:
-        return _encode_dictionary(column, text, empty_ok)
+        codes, labels = _encode_dictionary(column, text, empty_ok)
+        return codes, _labels(labels, lazy)
     column = _decoded(column)
     kind = column.type
     if column.null_count or not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
@@ -360,14 +367,14 @@ def _encode(
         encoded = labels.dictionary_encode()
         codes = _numpy(encoded.indices)
     uniques = _text(encoded.dictionary, text, empty_ok=empty_ok)  # distinct values only
-    return codes, _objects(uniques)  # int32 codes: tables take narrow codes without a copy
+    return codes, _labels(uniques, lazy)  # int32 codes: tables take narrow codes without a copy
 
 
 def _encode_dictionary(column: Any, text: bool, empty_ok: bool) -> tuple[Any, Any]:
     """:func:`_encode` for a dictionary-encoded text column (read so by the CSV and Parquet
     readers, or a pandas categorical): the chunks' dictionaries unified, then the indices
     renumbered in order of first appearance (a categorical's dictionary is sorted, and may
-    hold values no row uses)."""
+    hold values no row uses); the labels as a pyarrow text array."""
     import pyarrow as pa
 
     if isinstance(column, pa.ChunkedArray):
@@ -382,8 +389,7 @@ def _encode_dictionary(column: Any, text: bool, empty_ok: bool) -> tuple[Any, An
     codes, order = first_appearance(values, len(dictionary))
     if len(order) != len(dictionary) or (order[1:] < order[:-1]).any():
         dictionary = dictionary.take(arrow(order))  # else in order already: no copy
-    uniques = _text(dictionary, text, empty_ok=empty_ok)
-    return codes, _objects(uniques)
+    return codes, _text(dictionary, text, empty_ok=empty_ok)
 
 
 def _is_text_dictionary(kind: Any) -> bool:
@@ -410,12 +416,28 @@ def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     return codes, uniques
 
 
+FIRST_LOOK = 4096
+"""Values :func:`first_appearance` looks at first: when all ``size`` values are among them
+(run numbers), their order of first appearance is the whole array's."""
+
+
 def first_appearance(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Integers in ``[0, size)`` renumbered in order of first appearance: ``(codes, order)``
-    with ``order[codes] == values``. When values first appear in ascending order (runs 0,
-    1, ... of each item; sorted ids; a dictionary built while reading) the codes are the
-    values' ranks (the values themselves with no gap); otherwise each value's first
-    position comes from a reversed scatter and the codes from its rank."""
+    with ``order[codes] == values``. When every value is met in the first
+    :data:`FIRST_LOOK` (run numbers), those give the order; when values first appear in
+    ascending order (runs 0, 1, ... of each item; sorted ids; a dictionary built while
+    reading) the codes are the values' ranks (the values themselves with no gap);
+    otherwise each value's first position comes from a reversed scatter and the codes
+    from its rank."""
+    if size <= FIRST_LOOK:
+        distinct, first = np.unique(values[:FIRST_LOOK], return_index=True)
+        if len(distinct) == size:  # every value in the head: no pass over the rest
+            order = distinct[np.argsort(first)]
+            if (order == distinct).all():
+                return values, order
+            rank = np.empty(size, dtype=np.int64)
+            rank[order] = np.arange(size)
+            return rank[values], order
     if _counts_up(values, size):
         return values, np.arange(size)
     seen = np.bincount(values, minlength=size) > 0
@@ -508,6 +530,30 @@ def text_array(values: Sequence[str]) -> Any:
     return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), data])
 
 
+class ArrowLabels(LazyLabels):
+    """Item labels as the pyarrow text array read them; two files' labels compare equal
+    with pyarrow (their bytes), and become Python strings only when read."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array: Any) -> None:
+        super().__init__(len(array))
+        self._array = array
+
+    def _make(self) -> np.ndarray:
+        return _objects(self._array)
+
+    def same_as(self, other: LazyLabels) -> bool | None:
+        if not isinstance(other, ArrowLabels):
+            return None
+        return bool(self._array.equals(other._array))
+
+
+def _labels(labels: Any, lazy: bool) -> Any:
+    """Text labels as :class:`ArrowLabels` (``lazy``) or as strings now."""
+    return ArrowLabels(labels) if lazy else _objects(labels)
+
+
 def _objects(labels: Any) -> np.ndarray:
     """Text labels as a numpy object array (through Python lists: no pandas import)."""
     out = np.empty(len(labels), dtype=object)
@@ -516,7 +562,8 @@ def _objects(labels: Any) -> np.ndarray:
 
 
 def _scores(column: Any) -> np.ndarray:
-    """Scores as float64: numbers and true/false (1/0), with no gap."""
+    """Scores as numbers (true/false as 1/0), with no gap, in the type read: 0/1 integers
+    need no float64 copy."""
     import pyarrow as pa
 
     kind = column.type
@@ -524,8 +571,7 @@ def _scores(column: Any) -> np.ndarray:
         pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
     ):
         raise _NotHere
-    scores: np.ndarray = _numpy(column).astype(np.float64, copy=False)
-    return scores
+    return _numpy(column)
 
 
 def _hint_labels(column: Any, text: bool) -> set[object]:
