@@ -462,3 +462,47 @@ def test_lazy_item_ids_align_take_and_carry_over(tmp_path: Path) -> None:
     assert taken.item_ids.tolist() == ["q4", "q1"]
     with pytest.raises(TypeError, match="item_ids"):
         ScoreTable(counts=np.ones(2), binary=True, sums=np.ones(2), sumsq=np.ones(2))
+
+
+def test_models_listing_items_in_one_order_make_one_set_of_strings(tmp_path: Path) -> None:
+    """A leaderboard of files that list the same items in one order makes the item ids
+    Python strings once, not once a model."""
+    from evalsig.data.models import model_scores
+
+    tables = {}
+    for m in range(3):
+        rows = [{"item": f"q{i}", "score": (i * m) % 2} for i in range(30)]
+        folder = tmp_path / f"m{m}"
+        folder.mkdir()
+        tables[f"m{m}"] = load(_write(rows, "parquet", folder))
+    scores = model_scores(tables)
+    assert scores.item_ids.tolist() == [f"q{i}" for i in range(30)]
+    made = [t._item_ids._strings is not None for t in tables.values()]
+    assert made == [True, False, False]
+
+
+@pytest.mark.parametrize("column", ["item", "run", "subject", "gold", "model", "note"])
+def test_text_that_is_not_utf8_is_left_to_the_rows(column: str, tmp_path: Path) -> None:
+    """pyarrow reads CSV text unchecked, and evalsig checks every byte as it is read: a
+    bad byte past the first 64 KB, in any column (used or not), sends the file to the row
+    reader, which refuses it."""
+    header = ["item", "run", "score", "subject", "gold", "model", "note"]
+    lines = [",".join(header)]
+    lines += [f"q{i},{r},{(i + r) % 2},s{i % 3},A,m1,ok" for i in range(4000) for r in range(2)]
+    at = header.index(column)
+    last = lines[-1].split(",")
+    last[at] = last[at][:-1] + "\udcff" if len(last[at]) > 1 else "\udcff"
+    lines[-1] = ",".join(last)
+    path = tmp_path / "scores.csv"
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
+    options = ReadOptions(
+        id_column="item",
+        score_column="score",
+        run_column="run",
+        cluster_column="subject",
+        key_column="gold",
+        where=(("model", "m1"),),
+    )
+    assert read_columnar(path, "csv", options) is None
+    with pytest.raises(EvalsigError, match="UTF-8"):
+        load(path, **_as_kwargs(options))

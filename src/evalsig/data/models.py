@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -100,7 +100,7 @@ class ModelScores:
 def _by_position(tables: Mapping[str, ScoreTable]) -> Mapping[str, ScoreTable]:
     """Tables without item ids (arrays), aligned by position as :func:`evalsig.compare`
     aligns two arrays: item i is the i-th score of every model, which must have as many."""
-    if any(t.item_ids is not None for t in tables.values()):
+    if not all(t.by_position for t in tables.values()):
         return tables
     sizes = {name: t.n_items for name, t in tables.items()}
     if len(set(sizes.values())) > 1:
@@ -156,16 +156,17 @@ def model_scores(
     names = tuple(str(k) for k in tables)
     tables = _by_position(tables)
     for name, table in tables.items():
-        if table.item_ids is None:
+        if table.by_position:
             raise DataError(
                 f"model {name!r} has no item ids while others have them; models are aligned "
                 "by item id, so give every model an id column."
             )
-    listed = [t.item_ids for t in tables.values() if t.item_ids is not None]  # all, checked
-    if all(same_ids(other, listed[0]) for other in listed):  # one benchmark, one order
-        ids, codes = listed[0], np.tile(np.arange(len(listed[0])), len(listed))
+    first = next(iter(tables.values()))
+    if all(t.same_items(first) for t in tables.values()):  # one benchmark, one order
+        ids = cast(np.ndarray, first.item_ids)  # checked above: every table has ids
+        codes = np.tile(np.arange(len(ids)), len(tables))
     else:
-        codes, ids = factorize(np.concatenate(listed))
+        codes, ids = factorize(np.concatenate([t.item_ids for t in tables.values()]))
     scores = np.full((len(names), len(ids)), np.nan)
     clusters = np.full(len(ids), None, dtype=object)
     keyed = any(t.keys is not None for t in tables.values())

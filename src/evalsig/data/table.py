@@ -178,6 +178,8 @@ class ScoreTable:
         """Whether both tables list the same item ids in the same order (lazy labels are
         compared as the reader holds them, when it can)."""
         mine, theirs = self._item_ids, other._item_ids
+        if mine is theirs and mine is not None:
+            return True
         if isinstance(mine, LazyLabels) and isinstance(theirs, LazyLabels):
             same = mine.same_as(theirs)
             if same is not None:

@@ -15,6 +15,7 @@ Needs pyarrow (``pip install 'evalsig[columnar]'``); without it every file takes
 
 from __future__ import annotations
 
+import codecs
 import csv
 from collections.abc import Sequence
 from dataclasses import replace
@@ -98,6 +99,7 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
     with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
         stream = binary(f)
         head = bytes(stream.peek(1 << 16))
+        stream = Utf8Checked(stream)  # every byte, as the row reader decodes every line
         if b"\n" not in head or b"\x00" in head:
             raise _NotHere  # a header past the buffer, or binary data: the rows say
         first = head.split(b"\n", 1)[0].decode("utf-8").removeprefix("\ufeff") + "\n"
@@ -109,7 +111,9 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
             out.notes.append(note)
         mapper = _mapper(header, options, source, out)
         used = _used(mapper)
-        coded = _label_columns(mapper)
+        coded = [
+            c for c in _label_columns(mapper) if not _one_byte_labels(head, separator, header, c)
+        ]
         text = pa.string()
         table = pacsv.read_csv(
             stream,
@@ -123,9 +127,51 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
                     if c != mapper.score
                 },
                 strings_can_be_null=False,
+                check_utf8=False,  # the stream checks every byte, used column or not
             ),
         )
     return _tables(table, mapper, source, out, text=True)
+
+
+class Utf8Checked:
+    """A binary stream that raises UnicodeDecodeError (a ValueError: the row reader then
+    names the line) when the bytes read from it are not UTF-8. It checks every byte once,
+    whichever columns are used; an ASCII block (most CSV files) at memory speed. pyarrow
+    then reads the text unchecked (``check_utf8=False``)."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self._pending = False  # a character cut at the end of the last block
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._raw.closed)
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = self._raw.read(size)
+        if self._pending or not data.isascii():
+            self._decoder.decode(data, final=not data)
+            self._pending = bool(self._decoder.getstate()[0])
+        return data
+
+
+def _one_byte_labels(head: bytes, separator: str, header: list[str], column: str) -> bool:
+    """Whether the rows in a CSV file's first bytes give ``column`` one ASCII character
+    each (run numbers 0-9). Such a column is read as plain text and coded from its bytes
+    (:func:`_encode_ascii`), which costs less than pyarrow's dictionary; a longer label
+    further on is coded as any text is."""
+    lines = head.split(b"\n")[1:-1]  # the header, and a last line the buffer may cut, left out
+    try:
+        rows = list(csv.reader([line.decode("utf-8") for line in lines], delimiter=separator))
+    except (UnicodeDecodeError, csv.Error):
+        return False
+    at = header.index(column)
+    values = [row[at] for row in rows if len(row) == len(header)]
+    return bool(values) and all(len(value) == 1 and value < "\x80" for value in values)
 
 
 def _jsonl(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTable]:
@@ -353,6 +399,10 @@ def _encode(
     kind = column.type
     if column.null_count or not (pa.types.is_string(kind) or pa.types.is_integer(kind)):
         raise _NotHere
+    if pa.types.is_string(kind):
+        coded = _encode_ascii(column)
+        if coded is not None:
+            return coded
     labels = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if pa.types.is_integer(labels.type) and len(labels):
         coded = _encode_small_integers(_numpy(labels))
@@ -370,6 +420,36 @@ def _encode(
     return codes, _labels(uniques, lazy)  # int32 codes: tables take narrow codes without a copy
 
 
+def _encode_ascii(column: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_encode` for text labels of one ASCII character each (run numbers 0-9): each
+    label is its byte, so the codes come from the bytes with no hashing and no copy of the
+    text; None when a label is of another length, or not ASCII."""
+    import pyarrow as pa
+
+    parts = []
+    for chunk in column.chunks if isinstance(column, pa.ChunkedArray) else [column]:
+        if not len(chunk):
+            continue
+        offsets = np.frombuffer(
+            chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4
+        )
+        start = int(offsets[0])
+        if int(offsets[-1]) - start != len(chunk) or _has_empty(chunk):
+            return None  # n bytes and none empty: one byte each
+        parts.append(
+            np.frombuffer(chunk.buffers()[2], dtype=np.uint8, count=len(chunk), offset=start)
+        )
+    if not parts:
+        return None
+    keys = np.concatenate(parts) if len(parts) != 1 else parts[0]
+    if int(keys.max()) >= 0x80:
+        return None  # a byte of a longer character
+    codes, order = first_appearance(keys, 0x80)
+    labels = np.empty(len(order), dtype=object)
+    labels[:] = [chr(byte) for byte in order.tolist()]
+    return codes, labels
+
+
 def _encode_dictionary(column: Any, text: bool, empty_ok: bool) -> tuple[Any, Any]:
     """:func:`_encode` for a dictionary-encoded text column (read so by the CSV and Parquet
     readers, or a pandas categorical): the chunks' dictionaries unified, then the indices
@@ -381,7 +461,8 @@ def _encode_dictionary(column: Any, text: bool, empty_ok: bool) -> tuple[Any, An
         column = column.unify_dictionaries()
         dictionary = column.chunk(0).dictionary if column.num_chunks else None
         indices = [_numpy(chunk.indices) for chunk in column.chunks]
-        values = np.concatenate(indices) if len(indices) != 1 else indices[0]
+        narrow = _narrowest(len(dictionary) if dictionary is not None else 0)
+        values = np.concatenate(indices, dtype=narrow) if len(indices) != 1 else indices[0]
     else:
         dictionary, values = column.dictionary, _numpy(column.indices)
     if dictionary is None or not len(values):
@@ -390,6 +471,14 @@ def _encode_dictionary(column: Any, text: bool, empty_ok: bool) -> tuple[Any, An
     if len(order) != len(dictionary) or (order[1:] < order[:-1]).any():
         dictionary = dictionary.take(arrow(order))  # else in order already: no copy
     return codes, _text(dictionary, text, empty_ok=empty_ok)
+
+
+def _narrowest(size: int) -> np.dtype:
+    """The narrowest integer type of codes in ``[0, size)``: run numbers in int8 take a
+    quarter of int32's memory (and new memory costs page faults)."""
+    return next(
+        np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64) if size <= np.iinfo(t).max
+    )
 
 
 def _is_text_dictionary(kind: Any) -> bool:
@@ -417,8 +506,8 @@ def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
 
 
 FIRST_LOOK = 4096
-"""Values :func:`first_appearance` looks at first: when all ``size`` values are among them
-(run numbers), their order of first appearance is the whole array's."""
+"""Values :func:`first_appearance` looks at first: when every value is among them (run
+numbers), their order of first appearance is the whole array's."""
 
 
 def first_appearance(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -431,13 +520,14 @@ def first_appearance(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndar
     from its rank."""
     if size <= FIRST_LOOK:
         distinct, first = np.unique(values[:FIRST_LOOK], return_index=True)
-        if len(distinct) == size:  # every value in the head: no pass over the rest
-            order = distinct[np.argsort(first)]
-            if (order == distinct).all():
-                return values, order
-            rank = np.empty(size, dtype=np.int64)
-            rank[order] = np.arange(size)
-            return rank[values], order
+        order = distinct[np.argsort(first)]
+        if len(order) == size and (order == distinct).all():
+            return values, order  # all met in the head, in ascending order: no pass needed
+        rank = np.full(size, -1, dtype=_narrowest(len(order)))
+        rank[order] = np.arange(len(order))
+        codes = rank[values]
+        if codes.min() >= 0:  # every value met in the head
+            return codes, order
     if _counts_up(values, size):
         return values, np.arange(size)
     seen = np.bincount(values, minlength=size) > 0
@@ -562,8 +652,9 @@ def _objects(labels: Any) -> np.ndarray:
 
 
 def _scores(column: Any) -> np.ndarray:
-    """Scores as numbers (true/false as 1/0), with no gap, in the type read: 0/1 integers
-    need no float64 copy."""
+    """Scores as numbers (true/false as 1/0), with no gap: 0/1 integers as int8 (an eighth
+    of the int64 that CSV reads; the float64 sums come from them exactly), others in the
+    type read."""
     import pyarrow as pa
 
     kind = column.type
@@ -571,6 +662,12 @@ def _scores(column: Any) -> np.ndarray:
         pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
     ):
         raise _NotHere
+    if pa.types.is_floating(kind):
+        return _numpy(column)
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    parts = [_numpy(chunk) for chunk in chunks if len(chunk)]
+    if parts and all(part.min() >= 0 and part.max() <= 1 for part in parts):
+        return np.concatenate(parts, dtype=np.int8, casting="unsafe")  # 0 and 1 only
     return _numpy(column)
 
 
