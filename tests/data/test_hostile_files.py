@@ -467,6 +467,33 @@ def test_empty_binary_and_non_utf8_files(tmp_path: Path) -> None:
             load(path)
 
 
+@pytest.mark.parametrize(
+    ("rows", "bad", "suffix"),
+    [
+        (3, 3, ".csv"),
+        (40_000, 40_000, ".csv"),
+        (40_000, 40_000, ".csv.gz"),
+        (100_000, 1, ".csv"),
+        (100_000, 99_000, ".csv"),
+    ],
+)
+def test_a_byte_that_is_not_utf8_is_named_by_its_line(
+    tmp_path: Path, rows: int, bad: int, suffix: str
+) -> None:
+    """A text stream decodes a block ahead of the line it gives: its error came up to a
+    block of lines early (line 1 in a small file); the message now names the byte's line.
+    Files from 1 MiB take the column reader first, which hands them to the rows."""
+    lines = ["item,score,note"] + [f"q{i},{i % 2},ok" for i in range(rows)]
+    data = "\n".join(lines).encode() + b"\n"
+    data = data.replace(
+        f"\nq{bad - 1},{(bad - 1) % 2},ok\n".encode(), f"\nq{bad - 1},0,".encode() + b"\xff\n"
+    )
+    path = tmp_path / f"scores{suffix}"
+    path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    with pytest.raises(FormatError, match=rf"scores{suffix}: line {bad + 1}: not valid UTF-8"):
+        load(path)
+
+
 def test_parquet_cap_and_damage(tmp_path: Path) -> None:
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING, Protocol, cast
 
 from evalsig.data.readers.streams import GZIP_MAGIC, GzipStream, check_file, default_cap, open_error
 from evalsig.errors import FormatError
@@ -180,6 +181,28 @@ def open_text(path: Path, *, max_decompressed_bytes: int) -> Iterator[IO[str]]:
         raise open_error(path, exc) from None
     finally:
         raw.close()
+
+
+def first_line_not_utf8(path: Path, *, max_decompressed_bytes: int) -> int | None:
+    """The line (from 1) of a file's first byte that is not UTF-8, or None. A text stream
+    decodes a block ahead of the line it returns, so its error comes up to a block of
+    lines early: this finds the line the byte is on."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with open_text(path, max_decompressed_bytes=max_decompressed_bytes) as text:
+        stream = cast(io.TextIOWrapper, text).buffer
+        while block := bytes(stream.read(1 << 20)):
+            carried = len(decoder.getstate()[0])  # a character cut by the last block
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                return line + block.count(b"\n", 0, max(0, exc.start - carried))
+            line += block.count(b"\n")
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return line
+    return None
 
 
 def read_bytes(path: Path, *, max_decompressed_bytes: int) -> bytes | bytearray:

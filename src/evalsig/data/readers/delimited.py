@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.base import ReadOptions, first_line_not_utf8, open_text
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import RecordMapper, suffix
 from evalsig.errors import DataError, FormatError
@@ -122,6 +122,13 @@ def _parse_cell(text: str | None) -> object:
         return text
 
 
+def _decoding_error(path: Path, options: ReadOptions, exc: UnicodeDecodeError) -> FormatError:
+    """The error for a file that is not UTF-8, naming the line of its first bad byte."""
+    line = first_line_not_utf8(path, max_decompressed_bytes=options.max_decompressed_bytes)
+    where = "" if line is None else f" line {line}:"
+    return FormatError(f"{path}:{where} {_reason(exc)}")
+
+
 def _reason(exc: Exception) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return "not valid UTF-8 text; re-save the file as UTF-8."
@@ -153,7 +160,7 @@ class _CsvReader:
             try:
                 first = f.readline(MAX_HEADER + 1).removeprefix("\ufeff")
             except UnicodeDecodeError as exc:
-                raise FormatError(f"{source}: line 1: {_reason(exc)}") from None
+                raise _decoding_error(path, options, exc) from None
             if not first:
                 raise FormatError(f"{source}: the file is empty (no header line).")
             if len(first) > MAX_HEADER:
@@ -167,7 +174,9 @@ class _CsvReader:
             reader = csv.reader(itertools.chain((first,), f), delimiter=separator, strict=True)
             try:
                 header = next(reader, [])
-            except (csv.Error, UnicodeDecodeError) as exc:
+            except UnicodeDecodeError as exc:
+                raise _decoding_error(path, options, exc) from None
+            except csv.Error as exc:
                 raise FormatError(f"{source}: line 1: {_reason(exc)}") from None
             problem = header_problem(header)
             if problem is not None:
@@ -198,7 +207,9 @@ class _CsvReader:
                         continue
                     mapper.feed(row, f"line {line}", out)
                     count += 1
-            except (csv.Error, UnicodeDecodeError) as exc:
+            except UnicodeDecodeError as exc:
+                raise _decoding_error(path, options, exc) from None
+            except csv.Error as exc:
                 raise FormatError(f"{source}: line {line + 1}: {_reason(exc)}") from None
         if not count:
             raise FormatError(f"{source}: the file has a header but no rows.")
