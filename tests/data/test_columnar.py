@@ -506,3 +506,19 @@ def test_text_that_is_not_utf8_is_left_to_the_rows(column: str, tmp_path: Path) 
     assert read_columnar(path, "csv", options) is None
     with pytest.raises(EvalsigError, match="UTF-8"):
         load(path, **_as_kwargs(options))
+
+
+def test_run_labels_longer_than_the_head_shows(tmp_path: Path) -> None:
+    """Run labels of one character in the first 64 KB are read as plain text; a longer one
+    further on ("10") is coded as any text is, and the table is the row reader's."""
+    lines = ["item,run,score"]
+    lines += [f"q{i},{r},{(i * r) % 2}" for i in range(6000) for r in range(10)]
+    lines += [f"q{i},10,1" for i in range(6000)]
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert len(path.read_bytes()) > 1 << 16
+    options = ReadOptions(id_column="item", score_column="score", run_column="run")
+    assert _compare(path, "csv", options)
+    found = read_columnar(path, "csv", options)
+    assert found is not None
+    assert found[""].n_runs == 11
