@@ -275,6 +275,11 @@ def test_mapping_of_arrays_is_aligned_by_position() -> None:
     np.testing.assert_array_equal(board.p_adjusted, by_id.p_adjusted)
     with pytest.raises(DataError, match=r"aligned by position.*'m0': 200, 'm1': 199"):
         leaderboard({"m0": scores["m0"], "m1": scores["m1"][:199]})
+    from evalsig.data import load
+    from evalsig.data.models import model_scores
+
+    stacked = model_scores({name: load(values) for name, values in scores.items()})
+    assert stacked.item_ids.tolist() == list(range(200))  # positions: no strings made
 
 
 def test_report_chart_draws_rank_intervals_not_bare_scores() -> None:

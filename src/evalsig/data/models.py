@@ -40,7 +40,8 @@ class ModelScores:
 
     names: tuple[str, ...]
     item_ids: np.ndarray
-    """``(N,)`` item ids (strings)."""
+    """``(N,)`` item ids: strings, or the positions 0 .. N - 1 (integers) of models given
+    as arrays."""
     scores: np.ndarray
     """``(M, N)`` per-item mean scores; NaN where a model lacks the item."""
     binary: bool
@@ -109,8 +110,7 @@ def _by_position(tables: Mapping[str, ScoreTable]) -> Mapping[str, ScoreTable]:
             f"models given as arrays are aligned by position, so they need as many items "
             f"each; got {shown}. Pass tables with item ids to align them by id instead."
         )
-    ids = np.empty(next(iter(sizes.values())), dtype=object)
-    ids[:] = [str(i) for i in range(len(ids))]  # "0", "1", ...: faster than astype(str)
+    ids = np.arange(next(iter(sizes.values())))  # positions: no million strings to make
     return {name: replace(t, _item_ids=ids) for name, t in tables.items()}
 
 
