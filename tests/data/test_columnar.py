@@ -522,3 +522,66 @@ def test_run_labels_longer_than_the_head_shows(tmp_path: Path) -> None:
     found = read_columnar(path, "csv", options)
     assert found is not None
     assert found[""].n_runs == 11
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=6).map(lambda t: t.encode("utf-8")),
+            st.binary(max_size=4),
+        ),
+        max_size=12,
+    ),
+    st.integers(1, 7),
+)
+def test_the_utf8_check_agrees_with_decoding_however_the_reads_fall(
+    pieces: list[bytes], size: int
+) -> None:
+    """Utf8Checked raises exactly when the bytes are not UTF-8, whether a character is cut
+    between two reads or not (reads of 1-7 bytes here; pyarrow asks for 4 MiB)."""
+    import io
+
+    from evalsig.data.readers.columnar import Utf8Checked
+
+    data = b"".join(pieces)
+    try:
+        data.decode("utf-8")
+        valid = True
+    except UnicodeDecodeError:
+        valid = False
+    stream = Utf8Checked(io.BytesIO(data))
+    read = bytearray()
+    try:
+        while block := stream.read(size):
+            read += block
+        stream.read(size)  # the end, read again: nothing left, nothing raised
+    except UnicodeDecodeError:
+        assert not valid
+    else:
+        assert valid
+        assert bytes(read) == data
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_integer_item_ids_stay_numbers_until_read(fmt: str, tmp_path: Path) -> None:
+    """Integer ids (lm-eval's doc_id) are compared as numbers and printed as Python prints
+    them only when read; with text ids on the other side they are compared as text."""
+    from evalsig.comparison import compare
+    from evalsig.data.readers.columnar import IntegerLabels
+
+    rows = [{"item": 10 + i, "run": r, "score": (i + r) % 2} for i in range(40) for r in range(2)]
+    left, right, back, text = (tmp_path / name for name in "abcd")
+    for folder in (left, right, back, text):
+        folder.mkdir()
+    baseline = load(_write(rows, fmt, left), run_column="run")
+    same = load(_write(rows, fmt, right), run_column="run")
+    assert isinstance(baseline._item_ids, IntegerLabels)
+    assert baseline.same_items(same)
+    assert baseline._item_ids._strings is None
+    reversed_rows = load(_write(rows[::-1], fmt, back), run_column="run")
+    assert compare(baseline, reversed_rows).n_items == 40  # aligned by the text
+    as_text = [dict(row, item=str(row["item"])) for row in rows]
+    assert baseline.same_items(load(_write(as_text, fmt, text), run_column="run"))
+    assert baseline.item_ids is not None
+    assert baseline.item_ids.tolist() == [str(10 + i) for i in range(40)]

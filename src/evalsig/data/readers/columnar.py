@@ -405,7 +405,7 @@ def _encode(
             return coded
     labels = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if pa.types.is_integer(labels.type) and len(labels):
-        coded = _encode_small_integers(_numpy(labels))
+        coded = _encode_small_integers(_numpy(labels), lazy)
         if coded is not None:
             return coded
     starts = _run_starts(labels)
@@ -487,9 +487,10 @@ def _is_text_dictionary(kind: Any) -> bool:
     return bool(pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type))
 
 
-def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_encode` for integers of a narrow range (run numbers, seeds), in O(n) steps:
-    the values less their minimum are codes in ``[0, range)`` for :func:`first_appearance`."""
+def _encode_small_integers(values: np.ndarray, lazy: bool = False) -> tuple[np.ndarray, Any] | None:
+    """:func:`_encode` for integers of a narrow range (run numbers, seeds, document ids), in
+    O(n) steps: the values less their minimum are codes in ``[0, range)`` for
+    :func:`first_appearance`; with ``lazy``, the labels as :class:`IntegerLabels`."""
     low, high = int(values.min()), int(values.max())
     if high - low > 4 * len(values) + 1024:
         return None
@@ -500,9 +501,8 @@ def _encode_small_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     else:
         offsets = values.astype(np.int64) - low
     codes, present = first_appearance(offsets, high - low + 1)
-    uniques = np.empty(len(present), dtype=object)
-    uniques[:] = [str(v + low) for v in present.tolist()]
-    return codes, uniques
+    labels = IntegerLabels(present, low)
+    return codes, labels if lazy else labels.strings()
 
 
 FIRST_LOOK = 4096
@@ -637,6 +637,27 @@ class ArrowLabels(LazyLabels):
         if not isinstance(other, ArrowLabels):
             return None
         return bool(self._array.equals(other._array))
+
+
+class IntegerLabels(LazyLabels):
+    """Integer item ids as the numbers read (``low`` plus each of ``offsets``), made into
+    the text Python prints for them only when read."""
+
+    __slots__ = ("_low", "_offsets")
+
+    def __init__(self, offsets: np.ndarray, low: int) -> None:
+        super().__init__(len(offsets))
+        self._offsets, self._low = offsets, low
+
+    def _make(self) -> np.ndarray:
+        out = np.empty(len(self._offsets), dtype=object)
+        out[:] = [str(v + self._low) for v in self._offsets.tolist()]  # exact past 2**63
+        return out
+
+    def same_as(self, other: LazyLabels) -> bool | None:
+        if not isinstance(other, IntegerLabels):
+            return None
+        return self._low == other._low and bool(np.array_equal(self._offsets, other._offsets))
 
 
 def _labels(labels: Any, lazy: bool) -> Any:

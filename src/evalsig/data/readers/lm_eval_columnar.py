@@ -294,7 +294,7 @@ def _table(samples: _Samples, out: Collector) -> ScoreTable:
         notes.append(f"{source}: metric {metric!r}.")
     keys = Factorized(*_encode(table.column(samples.key), False, missing_ok=True))
     found = table_from_long(
-        Factorized(*_encode(table.column("doc_id"), False)),
+        Factorized(*_encode(table.column("doc_id"), False, lazy=True)),
         _numpy(table.column(metric)).astype(np.float64, copy=False),
         keys=keys if keys.codes.size and keys.codes.max() >= 0 else None,
         source=source,
