@@ -377,7 +377,8 @@ def _encode(
     """Codes and labels in order of first appearance; with ``missing_ok`` (content keys),
     -1 for a row without one (null, or an empty CSV cell), and an empty JSON string is a
     key (``empty_ok``); as an id, run or cluster label it is an error to the row reader.
-    Text labels come as strings, or with ``lazy`` (item ids) as :class:`ArrowLabels`."""
+    Labels come as strings, or with ``lazy`` (item ids) as :class:`ArrowLabels` (text) or
+    :class:`IntegerLabels` (integers)."""
     import pyarrow as pa
 
     if missing_ok:
