@@ -21,7 +21,7 @@ from evalsig.data.build import factorize
 from evalsig.data.load import load, load_tasks
 from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import Origin
-from evalsig.data.table import ScoreTable
+from evalsig.data.table import ScoreTable, same_ids
 from evalsig.errors import AlignmentError, DataError, examples
 
 __all__ = [
@@ -112,14 +112,6 @@ def _by_position(tables: Mapping[str, ScoreTable]) -> Mapping[str, ScoreTable]:
         )
     ids = np.arange(next(iter(sizes.values())))  # positions: no million strings to make
     return {name: replace(t, _item_ids=ids) for name, t in tables.items()}
-
-
-def same_ids(ids: np.ndarray | None, other: np.ndarray | None) -> bool:
-    """Whether two tables list the same item ids in the same order (a table's ids are
-    distinct, so the stacked ids are then either's)."""
-    if ids is None or other is None:
-        return ids is other
-    return ids is other or (len(ids) == len(other) and bool(np.array_equal(ids, other)))
 
 
 def model_scores(

@@ -21,7 +21,7 @@ import numpy as np
 from evalsig.data.provenance import Origin
 from evalsig.errors import DataError
 
-__all__ = ["LazyLabels", "ScoreTable", "items_per_block"]
+__all__ = ["LazyLabels", "ScoreTable", "items_per_block", "same_ids"]
 
 
 class _Unset(Enum):
@@ -177,17 +177,14 @@ class ScoreTable:
     def same_items(self, other: ScoreTable) -> bool:
         """Whether both tables list the same item ids in the same order (lazy labels are
         compared as the reader holds them, when it can)."""
+        if self.by_position or other.by_position:
+            return self.by_position and other.by_position and self.n_items == other.n_items
         mine, theirs = self._item_ids, other._item_ids
-        if mine is theirs and mine is not None:
-            return True
         if isinstance(mine, LazyLabels) and isinstance(theirs, LazyLabels):
             same = mine.same_as(theirs)
             if same is not None:
                 return same
-        ids, other_ids = self.item_ids, other.item_ids
-        if ids is None or other_ids is None:
-            return ids is None and other_ids is None and self.n_items == other.n_items
-        return bool(np.array_equal(ids, other_ids))
+        return same_ids(self.item_ids, other.item_ids)
 
     @property
     def sums(self) -> np.ndarray:
@@ -329,6 +326,14 @@ class ScoreTable:
             return f"{n} run" + ("s" if n != 1 else "")
         lo, hi = int(self.counts.min()), int(self.counts.max())
         return f"ragged: {lo}-{hi} runs per item (mean {self.counts.mean():.2f})"
+
+
+def same_ids(ids: np.ndarray | None, other: np.ndarray | None) -> bool:
+    """Whether two tables list the same item ids in the same order (a table's ids are
+    distinct, so the stacked ids are then either's)."""
+    if ids is None or other is None:
+        return ids is other
+    return ids is other or (len(ids) == len(other) and bool(np.array_equal(ids, other)))
 
 
 def items_per_block(n_items: int) -> int:

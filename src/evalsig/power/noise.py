@@ -18,10 +18,10 @@ import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.load import load, load_tasks
-from evalsig.data.models import ModelScores, align_models, model_scores, same_ids
+from evalsig.data.models import ModelScores, align_models, model_scores
 from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import Provenance, provenance
-from evalsig.data.table import ScoreTable
+from evalsig.data.table import ScoreTable, same_ids
 from evalsig.errors import DataError, examples
 from evalsig.power._common import check_alpha, check_power, check_runs
 from evalsig.power.mde import minimum_detectable_effect
