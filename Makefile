@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check --quiet
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 .PHONY: demo test bench docs lint typecheck clean
 
@@ -10,14 +11,18 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 
-# The runtime install (what a user gets from `pip install evalsig`).
+# The runtime install (what a user gets from `pip install evalsig-stats`). `evalsig` is the
+# distribution's former name (and an unrelated project's on PyPI): a .venv made before the
+# rename would keep it beside evalsig-stats, both writing the `evalsig` package.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) uninstall --quiet --yes evalsig
 	$(PIP) install -e .
 	@touch $@
 
 # The development install: every extra, and the dev dependency group (tests, lint, docs).
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(PIP) install --upgrade 'pip>=25.1'
+	$(PIP) uninstall --quiet --yes evalsig
 	$(PIP) install -e '.[all]' --group dev
 	@touch $@ $(VENV)/.installed
 
@@ -28,7 +33,8 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+	@log=$$(mktemp); $(MKDOCS) >"$$log" 2>&1; status=$$?; grep -v '^INFO' "$$log"; \
+	  rm -f "$$log"; exit $$status
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.installed-dev
@@ -36,8 +42,10 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/run.py
 
 # The documentation site (docs/, mkdocs.yml), warnings as errors; open site/index.html.
+# `make test` runs the same build and shows every line but the INFO ones; never --quiet,
+# under which mkdocs neither shows warnings nor counts them against --strict.
 docs: $(VENV)/.installed-dev
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+	$(MKDOCS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check --fix src tests benchmarks

@@ -4,9 +4,10 @@ Targets: the whole command (start-up, reading both files, pairing, the test) wit
 of pyarrow reading the same two files, and its peak RSS within 2x of pandas reading them.
 Each side runs in a fresh process, and its own peak RSS is read (``VmHWM``: ``ru_maxrss``
 would count the memory ``make bench`` holds when it starts the process). ``EVALSIG_BENCH_ITEMS``
-sets the items per model (default 1,000,000, with 8 runs each). The machine is shared, so
-evalsig and pyarrow run in turn ``EVALSIG_BENCH_REPEAT`` times (default 3) and the best
-time (and lowest peak RSS) of each is kept.
+sets the items per model (default 1,000,000, with 8 runs each); ``EVALSIG_BENCH_FORMATS``
+the formats (comma-separated, default all: parquet,csv,csv.gz,jsonl). The machine is
+shared, so evalsig and pyarrow run in turn ``EVALSIG_BENCH_REPEAT`` times (default 3) and
+the best time (and lowest peak RSS) of each is kept.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ from _util import compile_bytecode
 N_ITEMS = int(os.environ.get("EVALSIG_BENCH_ITEMS", "1000000"))
 N_RUNS = 8
 REPEAT = int(os.environ.get("EVALSIG_BENCH_REPEAT", "3"))
-FORMATS = ("parquet", "csv", "csv.gz", "jsonl")
+ALL_FORMATS = ("parquet", "csv", "csv.gz", "jsonl")
+FORMATS = tuple(
+    f.strip() for f in os.environ.get("EVALSIG_BENCH_FORMATS", ",".join(ALL_FORMATS)).split(",")
+)
 
 _MEASURE = """
 import resource, sys, time
@@ -73,11 +77,19 @@ def _write(folder: Path, name: str, scores: np.ndarray) -> dict[str, Path]:
             "score": scores,
         }
     )
-    paths = {fmt: folder / f"{name}.{fmt}" for fmt in FORMATS}
-    pq.write_table(table, paths["parquet"])
-    pacsv.write_csv(table, paths["csv"])
-    with open(paths["csv"], "rb") as src, gzip.open(paths["csv.gz"], "wb", compresslevel=1) as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
+    paths = {fmt: folder / f"{name}.{fmt}" for fmt in ALL_FORMATS}
+    if "parquet" in FORMATS:
+        pq.write_table(table, paths["parquet"])
+    if "csv" in FORMATS or "csv.gz" in FORMATS:
+        pacsv.write_csv(table, paths["csv"])
+    if "csv.gz" in FORMATS:
+        with (
+            open(paths["csv"], "rb") as src,
+            gzip.open(paths["csv.gz"], "wb", compresslevel=1) as dst,
+        ):
+            shutil.copyfileobj(src, dst, 1 << 20)
+    if "jsonl" not in FORMATS:
+        return paths
     with open(paths["jsonl"], "w", encoding="utf-8") as f:
         for batch in table.to_batches(1 << 16):
             columns = batch.to_pydict()
@@ -137,7 +149,10 @@ def main() -> dict[str, float]:
         import pandas  # noqa: F401
         import pyarrow  # noqa: F401
     except ImportError:
-        print("CLI compare from files: needs pyarrow and pandas (pip install 'evalsig[columnar]')")
+        print(
+            "CLI compare from files: needs pyarrow and pandas "
+            "(pip install 'evalsig-stats[columnar]')"
+        )
         return {}
     compile_bytecode()
     rng = np.random.default_rng(0)

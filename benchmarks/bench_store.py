@@ -27,7 +27,9 @@ def main() -> dict[str, float]:
     try:
         import duckdb  # noqa: F401
     except ImportError:
-        print("results store: skipped, duckdb is not installed (pip install 'evalsig[store]')")
+        print(
+            "results store: skipped, duckdb is not installed (pip install 'evalsig-stats[store]')"
+        )
         return {}
     from evalsig.store import ResultsStore
 

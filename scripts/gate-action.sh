@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The steps of the evalsig GitHub Action (action.yml):
-#   gate-action.sh install   install evalsig: from PyPI, or the action's own copy
+#   gate-action.sh install   install evalsig (the evalsig-stats distribution): from PyPI, or the
+#                            action's own copy
 #   gate-action.sh gate      run `evalsig gate`, write the job summary and the step outputs,
 #                            post or update one comment on the pull request, and exit with
 #                            the gate's status
@@ -46,9 +47,9 @@ install() {
       "$version' disagree (the action's own copy has the action's version); drop one."
     "${pip[@]}" "${GITHUB_ACTION_PATH:?is not set}"
   elif [[ -z $version ]]; then
-    "${pip[@]}" evalsig
+    "${pip[@]}" evalsig-stats
   elif [[ $version =~ ^[0-9][0-9A-Za-z.+!-]*$ ]]; then
-    "${pip[@]}" "evalsig==$version"
+    "${pip[@]}" "evalsig-stats==$version"
   else
     usage_error "input 'evalsig-version' is '$version'; give a released version such as" \
       "0.4.1, or leave it empty for the newest."

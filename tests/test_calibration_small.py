@@ -87,7 +87,7 @@ def test_the_bootstrap_below_its_minimum_rejects_too_often() -> None:
         hits += r.pvalue <= ALPHA
     _, high = band(n_sims)
     assert hits > high, (hits, high)
-    assert hits == 79
+    assert hits == 82  # 79 before the BCa fix for replicates all on one side of 0
     assert MIN_ITEMS == 50
 
 

@@ -169,3 +169,119 @@ def test_several_metrics_and_filters_each_get_their_score() -> None:
         expected = score(load(folder, task=task, metric=metric, filter=chosen)).to_dict()
         assert without_time(scored["score"]) == without_time(expected)
     assert [s["score"]["n_correct"] for s in entry["scores"]] == [2, 2, 2, 1]
+
+
+def _helm_run(folder: Path) -> Path:
+    """A HELM run whose instances carry a score (exact_match) and HELM's bookkeeping:
+    token counts, a runtime, the batch size, a finish reason (all 0/1 or counts)."""
+    folder.mkdir()
+    (folder / "run_spec.json").write_text(json.dumps({"name": "toy:model=m"}), encoding="utf-8")
+
+    def stat(name: str, value: float) -> dict[str, Any]:
+        return {"name": {"name": name, "split": "test"}, "count": 1, "sum": value, "mean": value}
+
+    entries = [
+        {
+            "instance_id": f"id{i}",
+            "train_trial_index": 0,
+            "stats": [
+                stat("exact_match", float(i % 4 != 0)),
+                stat("num_output_tokens", 1.0),
+                stat("num_prompt_tokens", 300.0 + i),
+                stat("inference_runtime", 0.25 + i / 100),
+                stat("batch_size", 1.0),
+                stat("finish_reason_stop", 1.0),
+            ],
+        }
+        for i in range(12)
+    ]
+    (folder / "per_instance_stats.json").write_text(json.dumps(entries), encoding="utf-8")
+    return folder
+
+
+def test_bookkeeping_statistics_are_described_not_scored(tmp_path: Path) -> None:
+    """HELM's token counts and runtimes were shown as accuracies with Clopper-Pearson
+    intervals (num_output_tokens '100.00%', batch_size '100.00%')."""
+    run = _helm_run(tmp_path / "run")
+    as_json = runner.invoke(app, ["inspect", str(run), "--format", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    (entry,) = json.loads(as_json.stdout, parse_constant=_strict)
+    assert [(s["metric"], s["score"]["estimate"]) for s in entry["scores"]] == [
+        ("exact_match", 0.75)
+    ]
+    (task,) = entry["tasks"]
+    described = {metric: (mean, n) for metric, mean, n in task["descriptive"]}
+    assert set(described) == {
+        "batch_size", "finish_reason_stop", "inference_runtime", "num_output_tokens",
+        "num_prompt_tokens",
+    }  # fmt: skip
+    assert described["num_prompt_tokens"] == (pytest.approx(305.5), 12)
+    text = runner.invoke(app, ["inspect", str(run)])
+    assert text.exit_code == 0, text.output
+    _, _, after = text.stdout.partition("scores (the interval of evalsig score")
+    scores, _, bookkeeping = after.partition("bookkeeping statistics")
+    assert "exact_match" in scores
+    assert "num_output_tokens" not in scores
+    assert "inference_runtime" not in scores
+    assert "not scores, so their mean and no interval" in bookkeeping
+    assert any(
+        line.split()[-3:] == ["num_prompt_tokens", "305.5", "12"]
+        for line in bookkeeping.splitlines()
+    )
+    markdown = runner.invoke(app, ["inspect", str(run), "--format", "markdown"])
+    assert "| toy | num\\_prompt\\_tokens | 305.5 | 12 |" in markdown.stdout
+    chosen = load(run, metric="num_output_tokens")  # still readable when asked for
+    assert any("bookkeeping rather than a score" in n for n in chosen.notes)
+
+
+def test_html_is_rendered_by_the_report_and_escapes_every_name(tmp_path: Path) -> None:
+    """--format html printed the text view, names unescaped."""
+    hostile = "<script>alert(1)</script>"
+    path = tmp_path / "hostile.csv"
+    rows = [f'"{hostile}",q{i},{i % 2}' for i in range(12)]
+    path.write_text("task,id,score\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    done = runner.invoke(app, ["inspect", str(path), "--task-column", "task", "--format", "html"])
+    assert done.exit_code == 0, done.output
+    page = done.stdout
+    assert page.lstrip().startswith("<!DOCTYPE html>")
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert 'class="result kind-inspect"' in page
+    assert "<td>50.00%</td>" in page
+    assert "<table" in page
+
+
+def test_an_unscored_inspect_log_is_described(tmp_path: Path) -> None:
+    outcomes = {f"s{i}": ("C", "I") for i in range(4)}
+    path = _inspect_eval(tmp_path / "raw.eval", outcomes)
+    with zipfile.ZipFile(path) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    header = json.loads(members["header.json"])
+    header["results"] = {"total_samples": 4, "scores": []}
+    members["header.json"] = json.dumps(header).encode()
+    for name in members:
+        if name.startswith("samples/"):
+            sample = json.loads(members[name])
+            sample["scores"] = {}
+            members[name] = json.dumps(sample).encode()
+    unscored = tmp_path / "unscored.eval"
+    with zipfile.ZipFile(unscored, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    done = runner.invoke(app, ["inspect", str(unscored)])
+    assert done.exit_code == 0, done.output
+    assert "no scores" in done.stdout
+    assert f"(inspect score {unscored})" in done.stdout.replace("\n  ", " ")
+    as_json = runner.invoke(app, ["inspect", str(unscored), "--format", "json"])
+    (entry,) = json.loads(as_json.stdout, parse_constant=_strict)
+    assert [(t["n_items"], t["scale"]) for t in entry["tasks"]] == [(4, "no scores")]
+    assert entry["scores"] == []
+
+
+def test_byte_identical_runs_are_shown(tmp_path: Path) -> None:
+    first = tmp_path / "a1.csv"
+    first.write_text("id,score\n" + "".join(f"q{i},{i % 2}\n" for i in range(10)))
+    (tmp_path / "a2.csv").write_bytes(first.read_bytes())
+    done = runner.invoke(app, ["inspect", str(tmp_path / "a[12].csv")])
+    assert done.exit_code == 0, done.output
+    assert "are byte-identical" in done.stdout

@@ -6,9 +6,10 @@ Examples are the fenced blocks of ``docs/**/*.md`` (and the Python blocks of REA
 * ``pycon`` blocks (``>>>`` prompts) run as doctests in the same namespace, so the output
   they show is checked;
 * ``console`` blocks run every ``$ evalsig ...`` line through the real command in a
-  subprocess; each output line shown (``...`` lines aside) must appear in what the
-  command printed (whitespace normalised, since the terminal may wrap), and the exit code
-  must be 0 or the one the block declares.
+  subprocess; each output line shown must be a whole line of what the command printed
+  (or several, since the terminal may wrap; whitespace normalised), where ``...`` stands
+  for any text (a date, a digest) and a line of ``...`` alone for lines left out, so that
+  no line is shown cut off; the exit code must be 0 or the one the block declares.
 
 Directives are HTML comments on the line right above a fence (invisible on the site):
 
@@ -132,6 +133,25 @@ def _normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+WRAPPED = 6
+"""How many lines of output one shown line may span (the terminal wraps long lines)."""
+
+
+def shows(printed: str, line: str) -> bool:
+    """Whether ``line`` is a whole line of ``printed`` (or several wrapped ones), with
+    whitespace normalised and ``...`` standing for any text."""
+    parts = _normalise(line).split("...")
+    pattern = re.compile(".*".join(re.escape(part.strip()) for part in parts))
+    rows = [_normalise(row) for row in printed.splitlines()]
+    rows = [row for row in rows if row]
+    return any(
+        pattern.fullmatch(" ".join(rows[start : start + span]))
+        for start in range(len(rows))
+        for span in range(1, WRAPPED + 1)
+        if start + span <= len(rows)
+    )
+
+
 def console_commands(text: str) -> list[tuple[str, list[str]]]:
     """``(command, expected output lines)`` for each ``$`` line of a console block."""
     commands: list[tuple[str, list[str]]] = []
@@ -170,10 +190,10 @@ def run_console(block: Block, workdir: Path) -> None:
             f"{block.label}: `{command}` exited with {done.returncode}, not "
             f"{expected_code}:\n{printed}"
         )
-        everything = _normalise(printed)
         for line in shown:
-            assert _normalise(line) in everything, (
-                f"{block.label}: `{command}` did not print {line.strip()!r}; it printed:\n{printed}"
+            assert shows(printed, line), (
+                f"{block.label}: `{command}` did not print {line.strip()!r} as a whole line "
+                f"(`...` stands for any text); it printed:\n{printed}"
             )
 
 
@@ -354,13 +374,19 @@ def test_console_parser_reads_commands_and_output() -> None:
 # The site ----------------------------------------------------------------------------------
 
 
+SITE_BUILD = ["mkdocs", "build", "--strict"]
+"""How `make docs` and `make test` build the site (with --site-dir); never --quiet, under
+which mkdocs neither shows warnings nor counts them against --strict."""
+
+
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site built with warnings as errors, as `make docs` builds it."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The site built with warnings as errors, as `make docs` builds it, and what the build
+    printed."""
     pytest.importorskip("mkdocs", reason="the docs group is missing: pip install --group docs")
     folder = tmp_path_factory.mktemp("site")
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(folder)],
+        [sys.executable, "-m", *SITE_BUILD, "--site-dir", str(folder)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -368,8 +394,51 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=600,
         check=False,
     )
-    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}\n{done.stderr}"
-    return folder
+    printed = done.stdout + done.stderr
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{printed}"
+    return folder, printed
+
+
+@pytest.fixture(scope="module")
+def site(built: tuple[Path, str]) -> Path:
+    return built[0]
+
+
+def _html(site: Path, page: str) -> str:
+    """The built page of ``page`` (a path under docs/, such as ``guides/gate.md``)."""
+    return (site / page).with_suffix(".html").read_text(encoding="utf-8")
+
+
+def _pages(site: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(site)): path.read_text(encoding="utf-8")
+        for path in sorted(site.rglob("*.html"))
+    }
+
+
+def test_the_build_prints_no_warning(built: tuple[Path, str]) -> None:
+    """--strict fails on a warning only if warnings are shown; the build shows none."""
+    lines = [line for line in built[1].splitlines() if not line.startswith("INFO")]
+    assert [line for line in lines if line.strip()] == []
+
+
+def test_make_builds_the_docs_strictly_and_shows_its_warnings() -> None:
+    """`make docs` and the docs step of `make test` build with --strict and without
+    --quiet (which would hide warnings and so let the build pass), and keep every line
+    but the INFO ones."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    variables = dict(re.findall(r"^(\w+)\s*:=\s*(.*)$", makefile, flags=re.MULTILINE))
+    rule = re.compile(r"^([\w.$()/-]+):[^\n=]*\n((?:\t.*\n?)*)", flags=re.MULTILINE)
+    targets = dict(rule.findall(makefile))
+    for target in ("docs", "test"):
+        recipe = re.sub(r"\$\((\w+)\)", lambda m: variables.get(m[1], m[0]), targets[target])
+        builds = [line for line in recipe.splitlines() if "mkdocs build" in line]
+        assert builds, f"`make {target}` builds the docs"
+        for line in builds:
+            assert "--strict" in line, line
+            assert not re.search(r"(?<!\S)(--quiet|-q)(?!\S)", line), line
+            assert "/dev/null" not in line, line
+        assert "grep -v '^INFO'" in recipe or target == "docs", recipe
 
 
 def _nav_pages(nav: Any) -> Iterator[str]:
@@ -390,8 +459,7 @@ def test_every_page_is_in_the_navigation_and_built(site: Path) -> None:
     pages = set(_nav_pages(config["nav"]))
     assert pages == {str(p.relative_to(DOCS)) for p in doc_pages()}
     for page in pages:
-        html = page.removesuffix(".md").removesuffix("index").strip("/")
-        assert (site / html / "index.html").is_file(), page
+        assert (site / page).with_suffix(".html").is_file(), page
 
 
 def test_cli_reference_shows_every_command(site: Path) -> None:
@@ -402,7 +470,7 @@ def test_cli_reference_shows_every_command(site: Path) -> None:
 
     root = typer.main.get_command(app)
     names = root.list_commands(typer.Context(root, info_name="evalsig"))
-    page = (site / "cli" / "index.html").read_text(encoding="utf-8")
+    page = _html(site, "cli.md")
     for name in names:
         assert f'id="evalsig-{name}"' in page, name
         assert f"Usage: evalsig {name} [OPTIONS]" in page, name
@@ -410,16 +478,107 @@ def test_cli_reference_shows_every_command(site: Path) -> None:
     assert "<!-- evalsig-cli-reference -->" not in page
 
 
+def test_cli_reference_states_the_exit_codes_of_the_code(site: Path) -> None:
+    """The exit codes on the CLI page are `evalsig.cli.app.EXIT_CODES`, row by row."""
+    import html
+
+    from evalsig.cli.app import EXIT_CODES, EXIT_DATA_ERROR
+
+    page = _html(site, "cli.md")
+    rows = re.findall(r"<tr>\s*<td>(\d+)</td>\s*<td>(.*?)</td>\s*</tr>", page, flags=re.DOTALL)
+    stated = {int(code): html.unescape(re.sub(r"<[^>]+>", "", what)) for code, what in rows}
+    assert stated == EXIT_CODES
+    assert stated[EXIT_DATA_ERROR].startswith("data error")
+    assert "1 a data error" not in page
+
+
 def test_api_reference_renders_docstrings(site: Path) -> None:
     """Every public module has its page; Sphinx roles and math became links and math."""
     for page in (DOCS / "reference").glob("*.md"):
-        html = (site / "reference" / page.stem / "index.html").read_text(encoding="utf-8")
+        html = _html(site, f"reference/{page.name}")
         assert ":func:`" not in html, page.name
         assert ":math:`" not in html, page.name
-    multiplicity = (site / "reference" / "inference.multiplicity" / "index.html").read_text(
-        encoding="utf-8"
-    )
+    multiplicity = _html(site, "reference/inference.multiplicity.md")
     assert 'id="evalsig.inference.multiplicity.holm"' in multiplicity
-    assert 'class="arithmatex"' in multiplicity
-    changelog = (site / "changelog" / "index.html").read_text(encoding="utf-8")
+    assert "<math " in multiplicity
+    changelog = _html(site, "changelog.md")
     assert "Unreleased" in changelog
+
+
+def test_doctests_render_as_code_not_as_nested_quotes(site: Path) -> None:
+    """``>>>`` in Markdown starts three nested quotes: every doctest, in an Examples
+    section or in the text of a docstring, is a code block."""
+    quoted = [
+        name
+        for name, page in _pages(site).items()
+        for quote in re.findall(r"<blockquote>(.*?)</blockquote>", page, flags=re.DOTALL)
+        if "&gt;&gt;&gt;" in quote or "<blockquote>" in quote
+    ]
+    assert quoted == []
+    power = _html(site, "reference/power.md")
+    code = re.findall(r"<code>(.*?)</code>", power, flags=re.DOTALL)
+    assert any("cohens_h" in block and "0.1120819295" in block for block in code), "in the text"
+
+
+EXTERNAL = re.compile(
+    r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=["'](?:https?:)?//""", re.IGNORECASE
+)
+
+
+def test_pages_load_nothing_from_the_network(site: Path) -> None:
+    """No script, stylesheet, font or image from another host: the site reads the same
+    offline (links the reader follows are fine)."""
+    loaded = {
+        name: EXTERNAL.findall(page) for name, page in _pages(site).items() if EXTERNAL.search(page)
+    }
+    assert loaded == {}
+    styles = {
+        str(path.relative_to(site))
+        for path in site.rglob("*.css")
+        if re.search(r"@import\s+url\(\s*[\"']?https?:", path.read_text(encoding="utf-8"))
+    }
+    assert styles == set()
+
+
+def test_math_is_drawn_when_the_site_is_built(site: Path) -> None:
+    """Formulas are MathML in the pages, not TeX for a script to typeset."""
+    pages = _pages(site)
+    raw = [name for name, page in pages.items() if 'class="arithmatex"' in page]
+    assert raw == []
+    assert sum(page.count("<math ") for page in pages.values()) > 300
+    assert not any("mathjax" in page.lower() or "katex" in page.lower() for page in pages.values())
+    noise = _html(site, "guides/noise.md")
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in noise
+    assert '<mrow class="overline">' in noise  # \overline{1/r_i}: a rule over the whole base
+
+
+def test_search_works_from_the_file_system(site: Path) -> None:
+    """Opened from ``file://``: links name files, the search index is a script, and the
+    search worker's stand-in is the site's own, loaded before the theme's scripts."""
+    index = _html(site, "index.md")
+    assert (site / "search" / "search_index.js").read_text(encoding="utf-8").startswith("var ")
+    assert 'href="getting-started.html"' in index
+    polyfill = index.index('<script src="javascripts/iframe-worker.js">')
+    assert polyfill < index.index('src="assets/javascripts/bundle.')
+    assert (site / "javascripts" / "iframe-worker.js").is_file()
+
+
+def test_console_lines_are_whole_lines_of_the_output() -> None:
+    """A console block shows whole lines: a cut-off line fails, ``...`` stands for text."""
+    printed = (
+        "INCONCLUSIVE: 2 of 3 tasks pass, 0 fail, 1 unresolved; the rule needs 3.\n"
+        "registration: pre-registered on 2026-12-07T01:35:29+00:00; the policy is\n"
+        "unchanged.\n"
+        "  arc_easy:   adjusted p = 0.0844\n"
+    )
+    assert shows(
+        printed, "INCONCLUSIVE: 2 of 3 tasks pass, 0 fail, 1 unresolved; the rule needs 3."
+    )
+    assert not shows(printed, "INCONCLUSIVE")
+    assert not shows(printed, "registration: pre-registered on")
+    assert not shows(printed, "the policy is unchanged.")
+    assert shows(printed, "registration: pre-registered on ...; the policy is unchanged.")
+    assert shows(printed, "arc_easy: adjusted p = 0.0844")
+    assert shows(printed, "INCONCLUSIVE: ...")
+    assert shows(printed, "INCONCLUSIVE: 2 of 3 tasks pass ...")  # "pass," in the output
+    assert shows(printed, "... the rule needs 3.")

@@ -273,7 +273,8 @@ def test_gate_frame_matches_to_dict() -> None:
     result = gate(base, cand, policy=policy)
     frame = result.to_frame()
     keys = ["task", "claim", "margin", "direction", "threshold", "verdict", "estimate"]
-    keys += ["lower_bound", "upper_bound", "pvalue", "p_adjusted", "reason"]
+    keys += ["lower_bound", "adjusted_lower_bound", "upper_bound", "pvalue", "p_adjusted"]
+    keys += ["reason"]
     assert list(frame.columns) == keys
     rows = [t | {"estimate": t["comparison"]["estimate"]} for t in result.to_dict()["tasks"]]
     _assert_rows(frame, rows, {k: k for k in keys})
@@ -557,7 +558,7 @@ def test_without_pandas_the_error_names_the_fix(monkeypatch: pytest.MonkeyPatch)
 
     result = holm([0.01, 0.2])
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(ImportError, match=re.escape("pip install 'evalsig[columnar]'")):
+    with pytest.raises(ImportError, match=re.escape("pip install 'evalsig-stats[columnar]'")):
         result.to_frame()
     assert "| raw p | adjusted p |" in result._repr_markdown_()  # markdown needs no pandas
 

@@ -589,3 +589,322 @@ def test_plugins_lists_the_skipped_with_the_reason(broken: Installed) -> None:
     ) in text
     assert "quizlog: reader 'quizlog', from evalsig-quizlog 0.1.0" in text
     assert text.count("SKIPPED") == len(BROKEN)
+
+
+# --- a plugin whose code fails once loaded -----------------------------------------------------
+
+HOSTILE_MODULE = '''
+"""A plugin that loads cleanly, and whose code then raises, exits or returns nonsense."""
+
+import math
+import sys
+
+from evalsig.plugins import inference_result
+
+
+class SniffCrash:
+    name = "sniffcrash"
+
+    def sniff(self, path, head):
+        raise RuntimeError("sniff exploded")
+
+    def read(self, path, options, out):
+        raise RuntimeError("never read")
+
+
+class SniffExit:
+    name = "sniffexit"
+
+    def sniff(self, path, head):
+        sys.exit(3)
+
+    def read(self, path, options, out):
+        raise RuntimeError("never read")
+
+
+class ReadCrash:
+    name = "readcrash"
+
+    def sniff(self, path, head):
+        return head.startswith(b"readcrash")
+
+    def read(self, path, options, out):
+        raise KeyError("column-x")
+
+
+class ReadExit:
+    name = "readexit"
+
+    def sniff(self, path, head):
+        return head.startswith(b"readexit")
+
+    def read(self, path, options, out):
+        sys.exit(0)
+
+
+def _result(estimate, pvalue, alternative, confidence_level, interval=None):
+    return inference_result(
+        method="hostile", estimand="mean difference", estimate=estimate, se=0.1,
+        statistic=1.0, statistic_name="z", df=None, pvalue=pvalue, alternative=alternative,
+        confidence_level=confidence_level,
+        interval=interval or (lambda level, side: (estimate - 0.2, estimate + 0.2)),
+    )
+
+
+def seven(d, *, variant, alternative, confidence_level, n_resamples, rng):
+    return _result(float(d.mean()), 7.0, alternative, confidence_level)
+
+
+def nan_estimate(d, *, variant, alternative, confidence_level, n_resamples, rng):
+    return _result(math.nan, 0.5, alternative, confidence_level)
+
+
+def crash_test(d, *, variant, alternative, confidence_level, n_resamples, rng):
+    raise ZeroDivisionError("division by zero in the plugin")
+
+
+def exit_test(d, *, variant, alternative, confidence_level, n_resamples, rng):
+    sys.exit(0)
+
+
+def fragile_interval(d, *, variant, alternative, confidence_level, n_resamples, rng):
+    def interval(level, side):
+        if level != confidence_level:
+            raise ValueError("only one level")
+        return -0.1, 0.3
+    return _result(0.1, 0.2, alternative, confidence_level, interval)
+
+
+def audit_crash(data, rng):
+    raise RuntimeError("audit exploded")
+
+
+def audit_exit(data, rng):
+    sys.exit(5)
+
+
+def audit_seven(data, rng):
+    return 7.0, 6.0, 8.0
+
+
+def exit_view(result):
+    sys.exit(1)
+
+
+def headless_view(result):
+    return "table", {"lead": "", "plot": None, "header": ("a",), "rows": [], "notes": []}
+
+
+EXIT_VIEW = ("exit-kind", exit_view)
+HEADLESS_VIEW = ("headless-kind", headless_view)
+'''
+
+EXITS_ON_IMPORT = "import sys\nsys.exit(2)\n"
+
+HOSTILE_PYPROJECT = """
+[project]
+name = "evalsig-hostile"
+version = "0.1"
+
+[project.entry-points."evalsig.readers"]
+sniffcrash = "evalsig_hostile:SniffCrash"
+sniffexit = "evalsig_hostile:SniffExit"
+readcrash = "evalsig_hostile:ReadCrash"
+readexit = "evalsig_hostile:ReadExit"
+leaves = "evalsig_leaves:READER"
+
+[project.entry-points."evalsig.methods"]
+seven = "evalsig_hostile:seven"
+nan-estimate = "evalsig_hostile:nan_estimate"
+crash-test = "evalsig_hostile:crash_test"
+exit-test = "evalsig_hostile:exit_test"
+fragile-interval = "evalsig_hostile:fragile_interval"
+
+[project.entry-points."evalsig.audit_methods"]
+audit-crash = "evalsig_hostile:audit_crash"
+audit-exit = "evalsig_hostile:audit_exit"
+audit-seven = "evalsig_hostile:audit_seven"
+
+[project.entry-points."evalsig.report_sections"]
+exit-kind = "evalsig_hostile:EXIT_VIEW"
+headless-kind = "evalsig_hostile:HEADLESS_VIEW"
+"""
+
+HOSTILE = "plugin {name!r} of evalsig-hostile 0.1 (entry point {name} = evalsig_hostile:"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The good plugin, and one whose code fails once it is loaded."""
+    root = tmp_path_factory.mktemp("hostile")
+    good = _good(root)
+    site = root / "hostile-site"
+    install(
+        site,
+        HOSTILE_PYPROJECT,
+        {"evalsig_hostile.py": HOSTILE_MODULE, "evalsig_leaves.py": EXITS_ON_IMPORT},
+    )
+    for name, scores in (("a", [1, 0, 1, 1, 0, 1, 0, 1]), ("b", [1, 1, 1, 1, 0, 1, 1, 1])):
+        rows = "".join(f"q{i},{s}\n" for i, s in enumerate(scores))
+        (good.work / f"{name}.csv").write_text(f"item,score\n{rows}", encoding="utf-8")
+    (good.work / "x.crash").write_text("readcrash 1\nq1 1\n", encoding="utf-8")
+    (good.work / "x.exit").write_text("readexit 1\nq1 1\n", encoding="utf-8")
+    return Installed(good.work, (*good.sites, site))
+
+
+def _errors(stderr: str) -> list[str]:
+    assert "Traceback" not in stderr, stderr
+    return [line for line in stderr.splitlines() if line.startswith("evalsig: error:")]
+
+
+def test_a_failing_sniff_means_not_mine_with_one_warning(hostile: Installed) -> None:
+    """A sniff that raises or calls sys.exit is passed over: the files are read by the
+    built-in readers, with one PluginWarning per failing sniff however many files."""
+    done = hostile.evalsig("compare", "a.csv", "b.csv", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["method"] == "mcnemar-score-cc"
+    assert _errors(done.stderr) == []
+    for name, why in (
+        ("sniffcrash", "RuntimeError: sniff exploded."),
+        ("sniffexit", "it called sys.exit(3)."),
+    ):
+        start = "evalsig: " + HOSTILE.format(name=name)
+        (line,) = [ln for ln in done.stderr.splitlines() if start in ln]
+        assert f"the sniff(path, head) of its reader {name!r} failed" in line
+        assert why in line
+        assert line.endswith("evalsig works on without it; fix or uninstall evalsig-hostile.")
+    # a module that calls sys.exit on import is skipped like any plugin that fails to load
+    assert "plugin 'leaves' of evalsig-hostile 0.1" in done.stderr
+    assert "was skipped: it called sys.exit(2)." in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("file", "name", "why"),
+    [("x.crash", "readcrash", "KeyError: 'column-x'."), ("x.exit", "readexit", "sys.exit(0)")],
+)
+def test_a_failing_read_is_one_data_error_naming_the_plugin(
+    hostile: Installed, file: str, name: str, why: str
+) -> None:
+    done = hostile.evalsig("compare", file, "b.csv")
+    assert done.returncode == 4, (done.stdout, done.stderr)
+    assert done.stdout == ""
+    (line,) = _errors(done.stderr)
+    assert line.startswith(f"evalsig: error: {file}: reading it with the reader {name!r} of ")
+    assert HOSTILE.format(name=name) in line
+    assert why in line
+    assert line.endswith("(--input-format / format=).")
+
+
+def test_a_plugin_test_out_of_range_or_failing_is_an_error_naming_it(hostile: Installed) -> None:
+    found = hostile.python(
+        """
+import json, evalsig
+out = {}
+for method in ("seven", "nan-estimate", "crash-test", "exit-test"):
+    try:
+        evalsig.compare("a.csv", "b.csv", method=method)
+        out[method] = "no error"
+    except evalsig.EvalsigError as exc:
+        out[method] = [type(exc).__name__, str(exc)]
+r = evalsig.compare("a.csv", "b.csv", method="fragile-interval")
+out["level"] = list(r.confidence_interval(0.95))
+try:
+    r.confidence_interval(0.99)
+except evalsig.EvalsigError as exc:
+    out["other level"] = [type(exc).__name__, str(exc)]
+print(json.dumps(out))
+"""
+    )
+    origin = "(from evalsig-hostile 0.1)"
+    expected = {
+        "seven": "returned the p-value 7.0 (a p-value lies in [0, 1], or NaN)",
+        "nan-estimate": "returned the estimate nan (a difference is a finite number)",
+        "crash-test": "failed: ZeroDivisionError: division by zero in the plugin.",
+        "exit-test": "failed: it called sys.exit(0).",
+    }
+    for method, fragment in expected.items():
+        kind, message = found[method]
+        assert kind == "PluginError"
+        assert message.startswith(f"test {method!r} {origin} "), message
+        assert fragment in message, message
+    assert found["level"] == pytest.approx([-0.1, 0.3])
+    kind, message = found["other level"]
+    assert kind == "PluginError"
+    assert message.startswith(f"the interval of test 'fragile-interval' {origin} at level 0.99")
+    assert "ValueError: only one level." in message
+
+
+def test_a_plugin_test_that_exits_is_a_data_error_on_the_command_line(
+    hostile: Installed,
+) -> None:
+    """sys.exit(0) inside a plugin's test must not end evalsig with success and no output."""
+    done = hostile.evalsig("compare", "a.csv", "b.csv", "--method", "exit-test")
+    assert done.returncode == 4, (done.stdout, done.stderr)
+    assert done.stdout == ""
+    (line,) = _errors(done.stderr)
+    assert "test 'exit-test' (from evalsig-hostile 0.1) failed: it called sys.exit(0)." in line
+    seven = hostile.evalsig("compare", "a.csv", "b.csv", "--method", "seven")
+    assert seven.returncode == 4, (seven.stdout, seven.stderr)
+    (line,) = _errors(seven.stderr)
+    assert "test 'seven' (from evalsig-hostile 0.1) returned the p-value 7.0" in line
+
+
+def test_a_plugin_audit_method_failing_or_out_of_range_is_an_error_naming_it(
+    hostile: Installed,
+) -> None:
+    found = hostile.python(
+        """
+import json
+from evalsig.audit import audit
+from evalsig.errors import EvalsigError
+out = {}
+for method in ("audit-crash", "audit-exit", "audit-seven"):
+    try:
+        audit(methods=[method], n_simulations=2, rng=1)
+        out[method] = "no error"
+    except EvalsigError as exc:
+        out[method] = [type(exc).__name__, str(exc)]
+print(json.dumps(out))
+"""
+    )
+    named = "audit method {!r} (from evalsig-hostile 0.1)"
+    assert found["audit-crash"] == [
+        "PluginError",
+        f"{named.format('audit-crash')} failed: RuntimeError: audit exploded. Fix the method, "
+        "or audit other methods (or uninstall the plugin).",
+    ]
+    kind, message = found["audit-exit"]
+    assert (kind, message.split(" failed: ")[1][:22]) == ("PluginError", "it called sys.exit(5).")
+    kind, message = found["audit-seven"]
+    assert kind == "DataError"
+    assert message.startswith(f"{named.format('audit-seven')} returned the estimate 7.0, outside")
+
+
+def test_a_plugin_view_that_exits_or_lacks_a_heading_shows_the_json(hostile: Installed) -> None:
+    found = hostile.python(
+        """
+import json, warnings
+from evalsig.report.html import page
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    html = page([{"kind": "exit-kind", "x": 1}, {"kind": "headless-kind", "y": 2}])
+print(json.dumps({
+    "warnings": [[w.category.__name__, str(w.message)] for w in caught],
+    "raw": [f"Result of kind &#39;{kind}&#39;" in html for kind in ("exit-kind", "headless-kind")],
+}))
+"""
+    )
+    assert found["raw"] == [True, True]
+    warned = [m for kind, m in found["warnings"] if kind == "PluginWarning"]
+    assert any("'exit-kind'" in m and "it called sys.exit(1)" in m for m in warned), warned
+    assert any("'headless-kind'" in m and "failed (" in m for m in warned), warned
+
+
+def test_plugins_lists_a_plugin_that_exits_on_import_as_skipped(hostile: Installed) -> None:
+    done = hostile.evalsig("plugins")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert (
+        "leaves: SKIPPED, evalsig-hostile 0.1 (evalsig_leaves:READER): it called sys.exit(2)."
+        in text
+    )

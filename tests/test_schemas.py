@@ -619,7 +619,7 @@ def test_schemas_are_valid_and_have_a_stable_id() -> None:
     for kind in KINDS:
         document = schema(kind)
         Draft202012Validator.check_schema(document)
-        assert document["$id"] == f"https://evalsig.dev/schemas/{kind}/v{SCHEMA_VERSION}.json"
+        assert document["$id"] == f"urn:evalsig-stats:schema:{kind}:v{SCHEMA_VERSION}"
         assert document["$id"] == schema_id(kind)
 
 

@@ -2,8 +2,10 @@
 
 ``docs/cli.md`` holds the marker ``<!-- evalsig-cli-reference -->``; the hook replaces it by
 a summary table of every command and, per command, its ``evalsig COMMAND --help`` exactly
-as the terminal prints it. The page therefore follows the code: a command or option added,
-renamed or re-documented shows up at the next build, and none can be forgotten.
+as the terminal prints it. The marker ``<!-- evalsig-exit-codes -->`` becomes the table of
+exit codes, from ``evalsig.cli.app.EXIT_CODES``. The page therefore follows the code: a
+command or option added, renamed or re-documented shows up at the next build, and none can
+be forgotten.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from typing import Any
 
 MARKER = "<!-- evalsig-cli-reference -->"
+EXIT_MARKER = "<!-- evalsig-exit-codes -->"
 WIDTH = 80
 """Terminal width the help is wrapped to (the page's code blocks show about 80 columns)."""
 
@@ -75,8 +78,7 @@ def help_text(name: str | None) -> str:
 def _summary(name: str) -> str:
     root, context = _contexts()
     command = root.get_command(context, name)
-    text = str(command.get_short_help_str(limit=200))
-    return re.sub(r"([|*_`\\])", r"\\\1", text)
+    return _escape(str(command.get_short_help_str(limit=200)))
 
 
 def reference_markdown() -> str:
@@ -90,8 +92,22 @@ def reference_markdown() -> str:
     return "\n".join(lines)
 
 
+def exit_codes_markdown() -> str:
+    """The exit codes of every command, as a table."""
+    from evalsig.cli.app import EXIT_CODES
+
+    rows = [f"| {code} | {_escape(what)} |" for code, what in sorted(EXIT_CODES.items())]
+    return "\n".join(["| exit code | meaning |", "|---|---|", *rows])
+
+
+def _escape(text: str) -> str:
+    return re.sub(r"([|*_`\\])", r"\\\1", text)
+
+
 def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:
-    """Fill the CLI page's marker with the generated reference."""
-    if MARKER not in markdown:
-        return markdown
-    return markdown.replace(MARKER, reference_markdown())
+    """Fill the CLI page's markers with the generated reference and exit codes."""
+    if EXIT_MARKER in markdown:
+        markdown = markdown.replace(EXIT_MARKER, exit_codes_markdown())
+    if MARKER in markdown:
+        markdown = markdown.replace(MARKER, reference_markdown())
+    return markdown

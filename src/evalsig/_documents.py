@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -64,10 +65,18 @@ def clip(text: str, limit: int = 120) -> str:
 
 
 def read_text(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_BYTES) -> str:
-    """A document's UTF-8 text, refusing files larger than ``max_bytes`` before reading."""
+    """A document's UTF-8 text, refusing files larger than ``max_bytes`` before reading,
+    and anything but a regular file (a folder, a named pipe that would wait for a writer
+    forever, a device such as ``/dev/zero``) before opening it."""
     target = Path(path)
     try:
-        size = target.stat().st_size
+        info = target.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise DataError(
+                f"{target}: is {_not_a_file(info.st_mode)}; {what} is read from a regular "
+                "file: give the path of one."
+            )
+        size = info.st_size
         if size > max_bytes:
             raise DataError(
                 f"{target}: {size:,} bytes is too large for {what} (the limit is "
@@ -82,9 +91,43 @@ def read_text(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_B
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        packed = next((name for magic, name in _PACKED if raw.startswith(magic)), None)
+        if packed is not None:
+            raise DataError(
+                f"{target}: is {packed}, but {what} is read as plain UTF-8 text; unpack it "
+                "and give the unpacked file."
+            ) from None
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise DataError(
+                f"{target}: {what} is UTF-16 text (it starts with a UTF-16 byte order mark); "
+                "re-save it as UTF-8."
+            ) from None
         raise DataError(
             f"{target}: {what} is not valid UTF-8 text (byte {exc.start}); re-save it as UTF-8."
         ) from None
+
+
+_PACKED = (
+    (b"\x1f\x8b", "gzip-compressed"),
+    (b"PK\x03\x04", "a zip archive"),
+    (b"BZh", "bzip2-compressed"),
+    (b"\xfd7zXZ\x00", "xz-compressed"),
+    (b"\x28\xb5\x2f\xfd", "Zstandard-compressed"),
+)
+"""The first bytes of compressed files, and what they are: told apart from text that is
+not UTF-8, so that the error points to the fix."""
+
+
+def _not_a_file(mode: int) -> str:
+    """What a path that is not a regular file is, e.g. 'a named pipe (FIFO)'."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 # --- YAML ----------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ __all__ = [
     "stacked",
 ]
 
-PANDAS_MISSING = "to_frame() needs pandas: pip install 'evalsig[columnar]'."
+PANDAS_MISSING = "to_frame() needs pandas: pip install 'evalsig-stats[columnar]'."
 
 
 @dataclass(frozen=True, slots=True)

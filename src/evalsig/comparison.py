@@ -646,29 +646,74 @@ def _run_registered(
     n_resamples: int,
     rng: np.random.Generator,
 ) -> InferenceResult:
-    """Run a registered test; what it returns must be the result asked for."""
-    result = test.function(
-        d,
-        variant=variant,
-        alternative=alternative,
-        confidence_level=confidence_level,
-        n_resamples=check_n_resamples(n_resamples),
-        rng=rng,
-    )
+    """Run a registered test; what it returns must be the result asked for.
+
+    The test's own failures (``sys.exit`` included) and a result outside the ranges of its
+    fields (a p-value outside [0, 1], a NaN estimate, an interval with low > high) are a
+    :class:`~evalsig.plugins.PluginError` naming the test and the plugin it came from; so
+    are the failures of its interval at another level (gate, ``confidence_interval``).
+    """
     origin = f" (from {test.origin})" if test.origin else ""
+    named = f"test {test.name!r}{origin}"
+    fix = f"Fix the test, or choose another method{' (or uninstall the plugin)' if origin else ''}."
+    with plugins.isolated(named, fix):
+        result = test.function(
+            d,
+            variant=variant,
+            alternative=alternative,
+            confidence_level=confidence_level,
+            n_resamples=check_n_resamples(n_resamples),
+            rng=rng,
+        )
     if not isinstance(result, InferenceResult):
         raise plugins.PluginError(
-            f"test {test.name!r}{origin} returned {type(result).__name__}, not an "
+            f"{named} returned {type(result).__name__}, not an "
             "InferenceResult; build its result with evalsig.plugins.inference_result()."
         )
     asked = (alternative, confidence_level)
     given = (result.alternative, result.ci.confidence_level)
     if given != asked:
         raise plugins.PluginError(
-            f"test {test.name!r}{origin} returned a result for alternative {given[0]!r} at "
+            f"{named} returned a result for alternative {given[0]!r} at "
             f"confidence level {given[1]!r}, but {asked[0]!r} at {asked[1]!r} was asked for."
         )
-    return result
+    _check_registered(result, named, fix)
+    notes = result.notes
+    if math.isnan(result.pvalue) and not notes:
+        notes = (f"{named} gave no p-value (NaN) and no note saying why.",)
+    interval = result._interval
+
+    def checked(level: float, side: Alternative) -> tuple[float, float]:
+        with plugins.isolated(f"the interval of {named} at level {level!r} ({side})", fix):
+            low, high = (float(v) for v in interval(level, side))
+        _check_bounds(low, high, f"{named} at level {level!r} ({side})", fix)
+        return low, high
+
+    return dataclasses.replace(result, notes=notes, _interval=checked)
+
+
+def _check_registered(result: InferenceResult, named: str, fix: str) -> None:
+    """The fields of a registered test's result lie in their ranges."""
+    problems = []
+    if not math.isfinite(result.estimate):
+        problems.append(f"the estimate {result.estimate!r} (a difference is a finite number)")
+    if not (math.isnan(result.pvalue) or 0.0 <= result.pvalue <= 1.0):
+        problems.append(f"the p-value {result.pvalue!r} (a p-value lies in [0, 1], or NaN)")
+    if not (math.isnan(result.se) or 0.0 <= result.se < math.inf):
+        problems.append(f"the standard error {result.se!r} (finite and >= 0, or NaN)")
+    if result.df is not None and not result.df > 0:
+        problems.append(f"the degrees of freedom {result.df!r} (> 0, or None)")
+    if problems:
+        raise plugins.PluginError(f"{named} returned {'; '.join(problems)}. {fix}")
+    _check_bounds(result.ci.low, result.ci.high, named, fix)
+
+
+def _check_bounds(low: float, high: float, named: str, fix: str) -> None:
+    if math.isnan(low) or math.isnan(high) or low > high:
+        raise plugins.PluginError(
+            f"{named} returned the interval ({low!r}, {high!r}); an interval has "
+            f"low <= high, neither NaN. {fix}"
+        )
 
 
 def _mcnemar_misfit(paired: PairedScores) -> str:

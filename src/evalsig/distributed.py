@@ -142,13 +142,13 @@ def dask_executor(
     scheduler: str | None = None, workers: int | None = None
 ) -> Iterator[DaskExecutor]:
     """Connect to ``scheduler`` (``tcp://host:8786``) or start a local cluster of ``workers``
-    processes; closed on exit. Needs ``pip install 'evalsig[distributed]'``."""
+    processes; closed on exit. Needs ``pip install 'evalsig-stats[distributed]'``."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - depends on the environment
         raise DataError(
             "distributed runs need dask.distributed; install it with "
-            "pip install 'evalsig[distributed]'."
+            "pip install 'evalsig-stats[distributed]'."
         ) from None
     if scheduler is not None:
         with Client(scheduler) as client:  # type: ignore[no-untyped-call]

@@ -24,13 +24,22 @@ object, or takes a name that is already registered is skipped with a
 :class:`PluginWarning` naming its distribution, entry point and error; the built-ins and
 the other plugins keep working. A plugin never replaces a built-in: the built-in is kept.
 ``evalsig plugins`` lists what was loaded and where it came from.
+
+Once loaded, a plugin's code is isolated where evalsig calls it. A reader's ``sniff`` that
+raises (or calls ``sys.exit``) counts as "not this format", with one :class:`PluginWarning`
+per reader; a ``read`` that fails other than through evalsig's own errors, a paired test
+or audit method that fails or returns values outside their ranges (a p-value outside
+[0, 1], a NaN estimate, an interval with low > high), are a :class:`PluginError` naming
+the plugin; a report view that fails shows the result as JSON, with a warning.
+``KeyboardInterrupt`` is never caught.
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -51,10 +60,13 @@ __all__ = [
     "Plugin",
     "PluginError",
     "PluginWarning",
+    "describe",
     "inference_result",
+    "isolated",
     "load_all",
     "load_group",
     "loaded",
+    "warn_once",
 ]
 
 READERS = "evalsig.readers"
@@ -81,11 +93,13 @@ _REGISTRIES = {
 
 class PluginWarning(EvalsigWarning):
     """A plugin was skipped: it failed to load, has the wrong shape, or takes a name that
-    is already registered. evalsig works on without it."""
+    is already registered; or a part of it failed and was passed over (a reader's ``sniff``,
+    a report view). evalsig works on without it."""
 
 
 class PluginError(EvalsigError):
-    """A plugin's object cannot be registered, or a plugin's test returned something
+    """A plugin's object cannot be registered; or a plugin's code failed where its result
+    is needed (a reader's ``read``, a paired test, an audit method), or returned something
     other than the result asked for."""
 
 
@@ -192,23 +206,61 @@ def _load_one(group: str, entry: EntryPoint, install: Install) -> Plugin:
     )
     try:
         provides = install(entry.load(), record)
-    except Exception as exc:  # a plugin must never break evalsig
+    except (Exception, SystemExit) as exc:  # a plugin must never break (or end) evalsig
         why = _why(exc)
-        _warn(
-            f"plugin {entry.name!r} of {record.source} (entry point {entry.name} = "
-            f"{entry.value} in group {group}) was skipped: {why} evalsig works on without "
-            f"it; fix or uninstall {name}."
-        )
+        _warn(f"{describe(record)} was skipped: {why} {_works_on(record)}")
         return replace(record, error=why)
     return replace(record, provides=provides)
 
 
-def _why(exc: Exception) -> str:
+def describe(plugin: Plugin) -> str:
+    """``plugin 'NAME' of DISTRIBUTION VERSION (entry point NAME = TARGET in group GROUP)``."""
+    return (
+        f"plugin {plugin.name!r} of {plugin.source} (entry point {plugin.name} = "
+        f"{plugin.target} in group {plugin.group})"
+    )
+
+
+def _works_on(plugin: Plugin) -> str:
+    return f"evalsig works on without it; fix or uninstall {plugin.distribution}."
+
+
+def _why(exc: BaseException) -> str:
     """The error as one sentence: its message, after its type unless evalsig raised it."""
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})."
     text = " ".join(str(exc).split()) or "(no message)"
     if not isinstance(exc, PluginError):
         text = f"{type(exc).__name__}: {text}"
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+_warned: set[tuple[str, str, str]] = set()
+"""``(group, entry point, what failed)`` of the failures warned about already."""
+
+
+def warn_once(plugin: Plugin, doing: str, exc: BaseException) -> None:
+    """One :class:`PluginWarning` per plugin and ``doing`` (e.g. "its reader's sniff"),
+    the first time that part of the plugin fails: it is passed over from then on."""
+    key = (plugin.group, plugin.name, doing)
+    with _lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    _warn(f"{describe(plugin)}: {doing} failed and is passed over: {_why(exc)} {_works_on(plugin)}")
+
+
+@contextmanager
+def isolated(doing: str, fix: str) -> Iterator[None]:
+    """Run a plugin's code: evalsig's own errors pass, any other failure (``sys.exit``
+    included, ``KeyboardInterrupt`` not) becomes one :class:`PluginError`,
+    ``"{doing} failed: {error} {fix}"``."""
+    try:
+        yield
+    except EvalsigError:
+        raise
+    except (Exception, SystemExit) as exc:
+        raise PluginError(f"{doing} failed: {_why(exc)} {fix}") from exc
 
 
 def _warn(message: str) -> None:

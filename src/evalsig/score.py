@@ -7,6 +7,7 @@ called, the function :func:`score`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import sys
@@ -31,6 +32,7 @@ from evalsig.inference._common import (
     ConfidenceInterval,
     check_confidence_level,
     check_n_resamples,
+    check_number,
     seeded,
     t_interval,
 )
@@ -40,7 +42,7 @@ from evalsig.inference.proportion import (
     proportion_bounds,
 )
 
-__all__ = ["WILSON_FROM", "ScoreMethod", "ScoreResult", "VarianceComponents", "score"]
+__all__ = ["FEW_ITEMS", "WILSON_FROM", "ScoreMethod", "ScoreResult", "VarianceComponents", "score"]
 
 ScoreMethod = Literal[
     "auto",
@@ -65,6 +67,14 @@ PROPORTION_METHODS: tuple[ProportionMethod, ...] = (
     "agresti-coull",
     "bayes",
 )
+
+MAX_PRIOR = 1e9
+"""The largest parameter of a Beta prior that ``method="bayes"`` takes (beyond it the
+posterior's quantiles are not computable, and the prior is all there is)."""
+
+FEW_ITEMS = 30
+"""Below this many items an interval that leans on normality (t, bootstrap, cluster-robust)
+is noted as approximate."""
 
 WILSON_FROM = 1000
 """Fewest items for which ``method="auto"`` gives one run of 0/1 scores the Wilson interval;
@@ -344,7 +354,10 @@ def score(
     true-score variance and the run-to-run variance divided by the runs
     (:class:`VarianceComponents`). With clusters the standard error is CR2 with
     Bell-McCaffrey degrees of freedom (:func:`evalsig.inference.cluster_robust`), on the
-    per-item means.
+    per-item means. When every per-item mean lies in [0, 1] (accuracies, 0/1 scores) the
+    t, bootstrap and cluster intervals are clipped to [0, 1], where the mean lies, so no
+    coverage is lost (a note says when they reached outside); with fewer than
+    :data:`FEW_ITEMS` (30) items a note names the count and calls them approximate.
 
     References
     ----------
@@ -410,6 +423,20 @@ def score(
         interval = _bootstrap(table.means, n_resamples, rng)
     else:
         interval = _t(table.means)
+    unit = table.binary or _in_unit_interval(table.means)
+    if unit and chosen not in PROPORTION_METHODS:
+        interval = _within_unit(interval, level)
+    if chosen not in PROPORTION_METHODS and table.n_items < FEW_ITEMS:
+        notes.append(
+            f"only {table.n_items} items: the {interval.method} interval leans on the mean of "
+            "the per-item scores being near normal, which so few items cannot show; read it "
+            "as approximate, and score more items"
+            + (
+                " (with one run of 0/1 scores, method='clopper-pearson' is exact)."
+                if single_binary
+                else "."
+            )
+        )
     notes += interval.notes
     variance = None
     if table.n_runs > 1:
@@ -431,7 +458,7 @@ def score(
         variance=variance,
         n_resamples=interval.n_resamples,
         seed=interval.seed,
-        percent_scale=table.binary or _in_unit_interval(table.means),
+        percent_scale=unit,
         notes=tuple(dict.fromkeys(notes)),
         provenance=provenance({LABEL: table.origin}, seed=interval.seed),
         _interval=interval.bounds,
@@ -516,6 +543,21 @@ def _proportion(k: int, n: int, method: str, prior: tuple[float, float] | None) 
     notes: list[str] = []
     if method == "bayes":
         a, b = prior or (1.0, 1.0)
+        for place, value in enumerate((a, b)):
+            check_number(
+                value,
+                f"prior[{place}]",
+                low=0.0,
+                high=MAX_PRIOR,
+                open_low=True,
+                fix="A Beta(a, b) prior counts as a + b items scored before the data; use "
+                "(1, 1), the uniform prior, or (0.5, 0.5), Jeffreys'.",
+            )
+        if a + b > n:
+            notes.append(
+                f"the Beta({a:g}, {b:g}) prior weighs as much as {a + b:g} items, more than "
+                f"the {n:,} scored: the interval shows the prior more than the data."
+            )
         notes.append(
             f"Bayesian credible interval of the Beta({k} + {a:g}, {n - k} + {b:g}) posterior "
             f"under a Beta({a:g}, {b:g}) prior (equal-tailed; from the edge when no item or "
@@ -676,6 +718,25 @@ def _components(table: ScoreTable) -> tuple[VarianceComponents, list[str]]:
         between_share=1.0 - share,
     )
     return components, notes
+
+
+def _within_unit(interval: _Interval, level: float) -> _Interval:
+    """The interval clipped to [0, 1], the range of the scores (a mean of scores in [0, 1]
+    lies there, so clipping loses no coverage), noted when it reached outside at ``level``."""
+    raw = interval.bounds
+
+    def bounds(at: float) -> tuple[float, float]:
+        low, high = raw(at)
+        return max(low, 0.0), min(high, 1.0)
+
+    low, high = raw(level)
+    notes = interval.notes
+    if low < 0.0 or high > 1.0:
+        notes += (
+            f"the {interval.method} interval ({low:.4g} to {high:.4g}) reached outside [0, 1], "
+            "the range of the scores; it is clipped to [0, 1], where the mean score lies.",
+        )
+    return dataclasses.replace(interval, bounds=bounds, notes=notes)
 
 
 def _in_unit_interval(means: np.ndarray) -> bool:

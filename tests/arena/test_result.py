@@ -125,5 +125,5 @@ def test_a_saved_document_renders_in_a_report_page(simulate):
 
 
 def test_elo_rejects_a_bad_k_factor(simulate):
-    with pytest.raises(DataError, match="`k` is -1"):
+    with pytest.raises(DataError, match=r"`k` must be a number in \(0, 100\]; got -1"):
         elo(_data(simulate), k=-1)

@@ -585,3 +585,50 @@ def test_integer_item_ids_stay_numbers_until_read(fmt: str, tmp_path: Path) -> N
     assert baseline.same_items(load(_write(as_text, fmt, text), run_column="run"))
     assert baseline.item_ids is not None
     assert baseline.item_ids.tolist() == [str(10 + i) for i in range(40)]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=long_tables())
+def test_item_ids_read_as_text_match_the_row_reader(
+    table: tuple[list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    """A large CSV file's item ids are read as plain text and coded once per run of equal
+    neighbours (:data:`ITEMS_AS_TEXT_FROM`, set to 0 here): the same tables, or the same
+    refusal, as the row reader."""
+    from evalsig.data.readers import columnar
+
+    rows, kwargs = table
+    where = tuple(kwargs.pop("where").items())
+    options = ReadOptions(**kwargs, where=where)
+    saved = columnar.ITEMS_AS_TEXT_FROM
+    columnar.ITEMS_AS_TEXT_FROM = 0
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            _compare(_write(rows, "csv", Path(tmp)), "csv", options)
+    finally:
+        columnar.ITEMS_AS_TEXT_FROM = saved
+
+
+@pytest.mark.parametrize("order", ["item-major", "run-major", "shuffled"])
+@pytest.mark.parametrize("threshold", [0, 1 << 60])
+def test_item_ids_coded_alike_as_text_or_by_block(
+    order: str, threshold: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Items side by side (each item's runs together), apart (run by run) or shuffled, in a
+    file of several parse blocks: text ids (threshold 0) and block dictionaries give the row
+    reader's table."""
+    import gzip
+
+    from evalsig.data.readers import columnar
+
+    monkeypatch.setattr(columnar, "ITEMS_AS_TEXT_FROM", threshold)
+    monkeypatch.setattr(columnar, "CSV_BLOCK", 1 << 12)  # many blocks, many dictionaries
+    pairs = [(i, r) for i in range(700) for r in range(3)]
+    if order == "run-major":
+        pairs.sort(key=lambda pair: (pair[1], pair[0]))
+    elif order == "shuffled":
+        pairs = [pairs[k] for k in np.random.default_rng(3).permutation(len(pairs))]
+    text = "item,run,score\n" + "".join(f"item-{i},{r},{(i * r) % 2}\n" for i, r in pairs)
+    path = tmp_path / "scores.csv.gz"
+    path.write_bytes(gzip.compress(text.encode()))
+    assert _compare(path, "csv", ReadOptions(run_column="run"))

@@ -398,7 +398,7 @@ def test_duplicate_key_scan_is_exact() -> None:
         (1023, "meta", None),  # with the record itself: 1024 levels, orjson's limit
         (1024, "meta", r"line 1: nested deeper than evalsig's limit of 1024 levels"),
         (5000, "meta", r"nested deeper than evalsig's limit"),
-        (995, "item", r"an item id, score, run, cluster or key is nested too deeply"),
+        (995, "item", r"line 1: the item id is an object \(\{'k': \{'k': .*\), not a plain value"),
         (995, "score", r"non-numeric value\(s\): \{'k': \{'k': .*\.\.\."),
     ],
 )

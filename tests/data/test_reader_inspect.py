@@ -251,13 +251,17 @@ def test_real_unscored_log(shared_data: Path) -> None:
     """Inspect's own fixture for `inspect score`: ten samples logged without scores."""
     path = shared_data / INSPECT_TESTS / "scorer/logs"
     path = next(path.glob("*_popularity_*.eval"))
-    with pytest.raises(FormatError, match=r"sample 1 \(epoch 1\): has no scores; score the log"):
+    unscored = r"no scores: none of its 10 samples was scored .*\(inspect score "
+    with pytest.raises(FormatError, match=unscored):
         load(path)
-    nothing = r"none of its records could be read as 'inspect' \(10 malformed; the first, "
-    with pytest.raises(FormatError, match=nothing + r"sample 1 \(epoch 1\): has no scores"):
-        describe(path, skip_bad_lines=True)  # not an empty table with exit 0
-    with pytest.raises(FormatError, match=nothing):
-        load(path, skip_bad_lines=True)
+    with pytest.raises(FormatError, match=unscored):
+        load(path, skip_bad_lines=True)  # not an empty table
+    d = describe(path, skip_bad_lines=True)  # described as what it is: no scores yet
+    assert [(t.n_items, t.n_observations, t.metrics, t.scale) for t in d.tasks] == [
+        (10, 0, (), "no scores")
+    ]
+    assert d.skipped == 0  # the samples are not malformed: the log was never scored
+    assert any("no scores: none of its 10 samples was scored" in n for n in d.notes)
 
 
 # --- detection -----------------------------------------------------------------------------
@@ -385,6 +389,15 @@ def test_epochs_are_runs(tmp_path: Path) -> None:
     assert [(t.n_items, t.n_observations, t.runs, t.binary) for t in d.tasks] == [
         (4, 12, (3, 3), False)
     ]
+
+
+@pytest.mark.parametrize("epoch", [0, -1])
+def test_epochs_count_from_one(tmp_path: Path, epoch: int) -> None:
+    """Inspect numbers epochs from 1: an epoch of 0 or below is a damaged sample, named."""
+    samples = [_sample(1, 1), _sample(2, epoch)]
+    message = rf"2_epoch_{epoch}.json: .*numbers epochs from 1.*got 2 and {epoch}"
+    with pytest.raises(FormatError, match=message):
+        load(_eval(tmp_path / "e.eval", samples), format="inspect")
 
 
 def test_ragged_epochs(tmp_path: Path) -> None:
@@ -638,7 +651,7 @@ def test_zstd_members_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         load(tmp_path / "c.eval")
     monkeypatch.setitem(sys.modules, "zstandard", None)  # as if the package were absent
     with pytest.raises(
-        FormatError, match=r"needs the zstandard package: pip install 'evalsig\[inspect\]'"
+        FormatError, match=r"needs the zstandard package: pip install 'evalsig-stats\[inspect\]'"
     ):
         load(good)
 

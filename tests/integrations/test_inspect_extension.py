@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 pytest.importorskip(
-    "inspect_ai", reason="the Inspect extension needs inspect_ai (evalsig[inspect-ai])"
+    "inspect_ai", reason="the Inspect extension needs inspect_ai (evalsig-stats[inspect-ai])"
 )
 
 pytestmark = [
@@ -490,7 +490,7 @@ def test_a_missing_or_old_inspect_is_named_with_the_fix(monkeypatch: pytest.Monk
         with monkeypatch.context() as patch:
             patch.setitem(sys.modules, "inspect_ai.scorer", None)
             with pytest.raises(
-                ImportError, match=r"need inspect_ai: pip install 'evalsig\[inspect-ai\]'"
+                ImportError, match=r"need inspect_ai: pip install 'evalsig-stats\[inspect-ai\]'"
             ):
                 mean_ci()
 

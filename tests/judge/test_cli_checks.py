@@ -233,7 +233,7 @@ def test_agreement_data_errors(tmp_path: Path) -> None:
     code, _, err = _invoke("agreement", str(bad), *raters)
     assert code == EXIT_DATA_ERROR
     _one_line(err)
-    assert f"{bad} line 5: rater 'a' rated item '1' on {bad} line 2 too" in err
+    assert f"{bad}: line 5: rater 'a' rated item '1' on line 2 too" in err
     words = tmp_path / "words.csv"
     words.write_text("item,rater,label\n1,a,good\n1,b,bad\n")
     code, _, err = _invoke("agreement", str(words), *raters, "--scale", "ordinal")
@@ -420,7 +420,8 @@ def test_plan_data_errors(tmp_path: Path) -> None:
     assert "every row has a human label; give --n-unlabeled" in err
     code, _, err = _invoke(*base, "--half-width", "-1", "--n-unlabeled", "100")
     assert code == EXIT_DATA_ERROR
-    assert "`half_width` must be a positive number; got -1.0" in err
+    assert "`half_width` must be" in err
+    assert "got -1.0" in err
     code, _, err = _invoke(*base, "--half-width", "0.1", "--correlation", "0.5")
     assert code == EXIT_USAGE
 
@@ -473,7 +474,7 @@ def test_a_label_written_as_a_non_finite_number_is_refused(
     code, _, err = _invoke(args[0], str(path), *args[1:])
     assert code == EXIT_DATA_ERROR
     assert err.strip() == (
-        f"evalsig: error: {path} line 3: judge is {text!r}, a number that is not finite, not "
+        f"evalsig: error: {path}: line 3: judge is {text!r}, a number that is not finite, not "
         "a label; leave the cell empty where there is no label."
     )
 
@@ -482,13 +483,18 @@ def test_a_label_written_as_a_non_finite_number_is_refused(
 @pytest.mark.parametrize("command", ["judge", "agreement", "judge-plan"])
 def test_a_file_that_is_not_utf8_is_named(name: str, command: str, tmp_path: Path) -> None:
     path = tmp_path / name
-    garbage = b"item,judge,human\n1,\xff\xfe,1\n"
+    garbage = (
+        b'{"item": 1, "judge": 1, "human": 1}\n{"item": 2, "judge": "\xff\xfe", "human": 1}\n'
+        if name.endswith(".jsonl.gz")
+        else b"item,judge,human\n1,1,1\n2,\xff\xfe,1\n"
+    )
     path.write_bytes(gzip.compress(garbage) if name.endswith(".gz") else garbage)
     extra = ["--half-width", "0.05"] if command == "judge-plan" else []
     code, _, err = _invoke(
         command, str(path), "--judge-column", "judge", "--human-column", "human", *extra
     )
     assert code == EXIT_DATA_ERROR
-    assert (
-        err.strip() == f"evalsig: error: {path}: not valid UTF-8 text; re-save the file as UTF-8."
+    line = 2 if name.endswith(".jsonl.gz") else 3
+    assert err.strip() == (
+        f"evalsig: error: {path}: line {line}: not valid UTF-8 text; re-save it as UTF-8."
     )

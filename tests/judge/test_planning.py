@@ -79,9 +79,9 @@ def test_plan_delivers_its_half_width() -> None:
 
 
 def test_errors() -> None:
-    with pytest.raises(DataError, match="`half_width` must be a positive number"):
+    with pytest.raises(DataError, match="`half_width` must be a finite number > 0"):
         labels_for_half_width(0, n_unlabeled=10, correlation=0.5, human_sd=1)
-    with pytest.raises(DataError, match="`correlation` must lie in"):
+    with pytest.raises(DataError, match=r"`correlation` must be a number in \[-1, 1\]"):
         labels_for_half_width(0.1, n_unlabeled=10, correlation=1.5, human_sd=1)
     with pytest.raises(DataError, match="`n_unlabeled` must be"):
         labels_for_half_width(0.1, n_unlabeled=0, correlation=0.5, human_sd=1)

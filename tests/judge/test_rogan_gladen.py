@@ -79,8 +79,8 @@ def test_coverage_of_a_simulated_judge() -> None:
     ("args", "kwargs", "message"),
     [
         ((0.3, 0.5, 0.5, 100), {}, "is not above 1"),
-        ((1.3, 0.9, 0.9, 100), {}, "`judge_positive_rate` must lie between 0 and 1"),
-        ((0.3, 0.9, 0.9, 0), {}, "`n` must be a positive whole number"),
+        ((1.3, 0.9, 0.9, 100), {}, r"`judge_positive_rate` must be a number in \[0, 1\]"),
+        ((0.3, 0.9, 0.9, 0), {}, "`n` must be a whole number of at least 1"),
         ((0.3, 0.9, 0.9, 100), {"n_sensitivity": 2.5}, "`n_sensitivity` must be"),
     ],
 )

@@ -221,7 +221,7 @@ def test_plots_missing_matplotlib(result, tmp_path: Path, monkeypatch) -> None: 
     from evalsig.meta.plots import forest_plot
 
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(EvalsigError, match=r"pip install 'evalsig\[plots\]'"):
+    with pytest.raises(EvalsigError, match=r"pip install 'evalsig-stats\[plots\]'"):
         forest_plot(result.cells[0].meta)
 
 

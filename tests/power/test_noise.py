@@ -328,12 +328,15 @@ def test_to_dict_is_strict_json_and_matches_the_schema() -> None:
         json.dumps(doc, allow_nan=False)
         _validator().validate(doc)
         assert doc["kind"] == "benchmark-noise"
-    assert zero_noise.snr == math.inf
+    # no run-to-run noise: the SNR is undefined (not infinite), and so is the MDE
+    assert zero_noise.snr is not None
+    assert math.isnan(zero_noise.snr)
     assert zero_noise.to_dict()["snr"] is None
-    assert zero_noise.to_dict()["nulls"]["snr"] == "no run-to-run noise (+inf)"
+    assert zero_noise.to_dict()["nulls"]["snr"].startswith("undefined: the scores do not vary")
+    assert zero_noise.to_dict()["mde"] is None
     assert nothing.snr is not None
     assert math.isnan(nothing.snr)
-    assert nothing.to_dict()["nulls"]["snr"] == "no run-to-run noise and no spread"
+    assert nothing.to_dict()["nulls"]["snr"].startswith("undefined: the scores do not vary")
     assert nothing.tradeoff is None
 
 

@@ -10,7 +10,9 @@ from typer.testing import CliRunner, Result
 
 from evalsig.cli import app
 
-pytest.importorskip("duckdb", reason="the results store needs duckdb: pip install 'evalsig[store]'")
+pytest.importorskip(
+    "duckdb", reason="the results store needs duckdb: pip install 'evalsig-stats[store]'"
+)
 
 runner = CliRunner()
 

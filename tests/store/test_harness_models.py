@@ -13,7 +13,9 @@ from evalsig.data.readers import ReadOptions
 from evalsig.errors import DataError
 from evalsig.store import ResultsStore, harness_model
 
-pytest.importorskip("duckdb", reason="the results store needs duckdb: pip install 'evalsig[store]'")
+pytest.importorskip(
+    "duckdb", reason="the results store needs duckdb: pip install 'evalsig-stats[store]'"
+)
 
 DATE = "2026-01-02T03-04-05.678901"
 

@@ -27,7 +27,9 @@ from evalsig.errors import DataError, EvalsigError, StoreLockedError
 from evalsig.store import ResultsStore
 from evalsig.store._lock import connect
 
-pytest.importorskip("duckdb", reason="the results store needs duckdb: pip install 'evalsig[store]'")
+pytest.importorskip(
+    "duckdb", reason="the results store needs duckdb: pip install 'evalsig-stats[store]'"
+)
 
 runner = CliRunner()
 

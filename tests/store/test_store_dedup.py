@@ -19,7 +19,9 @@ from evalsig.errors import DataError
 from evalsig.store import SCHEMA_VERSION, ResultsStore
 from evalsig.store import _write as write_module
 
-pytest.importorskip("duckdb", reason="the results store needs duckdb: pip install 'evalsig[store]'")
+pytest.importorskip(
+    "duckdb", reason="the results store needs duckdb: pip install 'evalsig-stats[store]'"
+)
 
 DATE = "2026-01-02T03-04-05.678901"
 

@@ -1,23 +1,38 @@
 r"""Bias-reduced cluster-robust covariance (CR2) of the logistic Bradley-Terry fit, with
-Bell-McCaffrey (Satterthwaite) degrees of freedom, on compressed rows.
+Bell-McCaffrey (Satterthwaite) degrees of freedom, as clubSandwich computes them for a
+``glm`` (``vcovCR(fit, cluster, type = "CR2")`` and ``coef_test(..., test =
+"Satterthwaite")``).
 
-The fit is the weighted least squares of its last IRLS step: with ``W_i = w_i p_i (1 - p_i)``
-and working residuals, the standardised design ``Z = W^{1/2} X`` and residuals
-``e_i = sqrt(w_i) (y_i - p_i) / sqrt(p_i (1 - p_i))`` give the score ``Z' e`` and the
-information ``Z' Z``. With ``B = (Z' Z)^{-1}``, ``H = Z B Z'`` the hat matrix and
-``A_g = (I - H_gg)^{-1/2}`` (symmetric; a pseudo-inverse square root where a cluster alone
-determines a parameter), CR2 is
+Working model: a battle's outcome has variance ``phi_i = p_i (1 - p_i) / w_i`` (``w`` its
+weight). With the standardised design ``Z = sqrt(w p (1 - p)) X`` and residuals
+``e = (y - p) / sqrt(phi)``, ``B = (Z' Z)^{-1}`` (the inverse information) and the hat
+matrix ``H = Z B Z'``, CR2 is
 
-``V = B [sum_g Z_g' A_g e_g e_g' A_g Z_g] B``
+``V = B [sum_g Z_g' G_g e_g e_g' G_g' Z_g] B``,  ``G_g = [Phi_g (I - H_gg) Phi_g]^{-1/2} Phi_g``
 
-(unbiased when the working model is right, where CR1 ``G / (G - 1) B [sum_g Z_g' e_g e_g'
-Z_g] B`` is biased down when clusters are few). For a contrast ``c``, with
-``u_g = A_g Z_g B c`` and ``v_g = Z_g' u_g``, the Bell-McCaffrey degrees of freedom are
+(``Phi = diag(phi)``; the inverse square root symmetric, a pseudo-inverse where a cluster
+alone determines a parameter). ``G_g`` is Pustejovsky & Tipton's adjustment
+``Phi_g^{1/2} [Phi_g^{1/2} (Phi_g - Xd_g B Xd_g') Phi_g^{1/2}]^{-1/2} Phi_g^{1/2}``
+(``Xd = dp/dbeta``), written for the standardised residuals. It satisfies
+``G_g (I - H_gg) G_g' = I``, so the estimator is unbiased when the working model holds (CR1,
+``G / (G - 1) B [sum_g Z_g' e_g e_g' Z_g] B``, is biased down when clusters are few). The
+symmetric ``(I - H_gg)^{-1/2}`` satisfies the same identity; the two agree when ``phi`` is
+constant within each cluster and otherwise differ in the third or fourth digit of a
+standard error with a dozen clusters.
 
-``nu = (tr Omega)^2 / ||Omega||_F^2``,  ``Omega_gh = [g = h] u_g' u_g - v_g' B v_h``.
+For a contrast ``c``, with ``q_g = G_g' Z_g B c`` and ``v_g = Z_g' q_g``, the
+Bell-McCaffrey degrees of freedom are
 
-Compression is exact: ``n`` identical battles of a row are one row scaled by ``sqrt(n)``
-(the hat matrix of the copies acts on their common value only).
+``nu = (tr Omega)^2 / ||Omega||_F^2``,  ``Omega_gh = [g = h] q_g' q_g - v_g' B v_h``.
+
+Collapsed rows (exact): within a cluster, the battles of one pair with one weight and
+(oriented) features have proportional rows of ``Z`` and one ``phi``. Let ``Q`` hold each
+such set's unit vector along those rows (``+-sqrt(n_i / N)`` on its rows). ``Phi`` and
+``H`` map the span of ``Q`` into itself, ``G_g`` is the identity on the complement and
+``Z_g'`` vanishes there, so every quantity above depends on the residuals only through
+``Q' e``: each set is one row (the pair with the lower model code first, the battles'
+count ``N``, their mean outcome). A cluster of ``u_g`` collapsed rows costs ``u_g^3``
+(``u_g`` is at most the pairs that met on it, without features).
 
 References
 ----------
@@ -25,7 +40,7 @@ Bell, R. M. & McCaffrey, D. F. (2002). Bias reduction in standard errors for lin
 regression with multi-stage samples. Survey Methodology 28, 169-181.
 Pustejovsky, J. E. & Tipton, E. (2018). Small-sample methods for cluster-robust variance
 estimation and hypothesis testing in fixed effects models. JBES 36, 672-683 (R package
-clubSandwich, ``vcovCR(glm, type = "CR2")``).
+clubSandwich).
 """
 
 from __future__ import annotations
@@ -38,137 +53,204 @@ import numpy as np
 from evalsig.arena.battles import Compressed
 from evalsig.arena.fit import Design
 
-__all__ = ["CR2", "CR2_BUDGET", "cr2", "cr2_cost", "studentized_maxima"]
+__all__ = ["CR2", "CR2_BUDGET", "Collapsed", "collapse", "cr2", "cr2_cost", "studentized_maxima"]
 
 CR2_BUDGET = 3e9
 """Floating-point operations (estimated) above which the exact CR2 is not attempted."""
+
+_SINGULAR = 1e-12
+"""Eigenvalues of ``Phi_g (I - H_gg) Phi_g`` (``Phi_g`` scaled to a largest entry of 1)
+at or below which a direction counts as leverage 1."""
+
+
+@dataclass(frozen=True, slots=True)
+class Collapsed:
+    """Compressed rows merged by ``(cluster, pair, weight, oriented features)``."""
+
+    rows: Compressed
+    """The merged rows, sorted by cluster (``a < b``; the mean outcome of ``a``)."""
+    group: np.ndarray
+    """Each input row's merged row."""
+    scale: np.ndarray
+    """Each input row's entry of the orthonormal basis ``Q`` of the merged rows' span
+    (``+-sqrt(n_i / N_j)``: minus where the input row had the pair the other way round)."""
+
+
+def collapse(rows: Compressed) -> Collapsed:
+    """Merge, within each cluster, the rows of one pair with one weight and one feature
+    vector (oriented: a row of ``b`` against ``a`` is read with its features negated and
+    its outcome as ``1 - y``)."""
+    if rows.cluster is None:
+        raise ValueError("collapse needs clustered rows")
+    m = rows.n_models
+    flip = rows.a > rows.b
+    low, high = np.minimum(rows.a, rows.b), np.maximum(rows.a, rows.b)
+    plain = rows.features is None and bool(np.all(rows.weight == rows.weight[:1]))
+    if plain:
+        key = (rows.cluster.astype(np.int64) * m + low) * m + high
+        unique, group = np.unique(key, return_inverse=True)
+        rest, high_u = np.divmod(unique, m)
+        cluster_u, low_u = np.divmod(rest, m)
+        weight = np.full(len(unique), rows.weight[0] if len(rows.weight) else 1.0)
+        features = None
+    else:
+        columns = [rows.cluster, low, high, rows.weight]
+        table = np.column_stack([np.asarray(c, dtype=np.float64) for c in columns])
+        if rows.features is not None:
+            oriented = np.where(flip[:, None], -rows.features, rows.features)
+            table = np.column_stack([table, oriented])
+        unique_t, group = np.unique(table, axis=0, return_inverse=True)
+        cluster_u = unique_t[:, 0].astype(np.int64)
+        low_u, high_u = unique_t[:, 1].astype(np.int64), unique_t[:, 2].astype(np.int64)
+        weight = unique_t[:, 3].copy()
+        features = unique_t[:, 4:].copy() if rows.features is not None else None
+    group = np.asarray(group).ravel()
+    n = len(cluster_u)
+    count = np.bincount(group, rows.count, n)
+    oriented_y = np.where(flip, 1.0 - rows.outcome, rows.outcome)
+    outcome = np.bincount(group, rows.count * oriented_y, n) / count
+    merged = Compressed(m, low_u, high_u, outcome, count, weight, cluster_u, features)
+    scale = np.where(flip, -1.0, 1.0) * np.sqrt(rows.count / count[group])
+    return Collapsed(merged, group, scale)
 
 
 @dataclass(frozen=True, slots=True)
 class CR2:
     meat: np.ndarray
-    """``sum_g Z_g' A_g e_g e_g' A_g Z_g`` (free parameters)."""
+    """``sum_g Z_g' G_g e_g e_g' G_g' Z_g`` (free parameters)."""
     df: np.ndarray
     """Bell-McCaffrey degrees of freedom of each contrast (inf where its variance is 0)."""
     n_singular: int
-    """Clusters with a direction of leverage 1 (left out of their ``A_g``)."""
+    """Clusters with a direction of leverage 1 (left out of their ``G_g``)."""
     z: Any = field(repr=False)
-    """The standardised design, rows sorted by cluster (scipy sparse)."""
+    """The standardised design of the collapsed rows, sorted by cluster (scipy sparse)."""
     bounds: tuple[tuple[int, int], ...] = field(repr=False)
     """Each cluster's first and past-the-last row in ``z``."""
-    adjust: tuple[Adjust, ...] = field(repr=False)
-    """Each cluster's ``A_g``."""
+    columns: tuple[np.ndarray, ...] = field(repr=False)
+    """Each cluster's parameters with a non-zero column in ``z``."""
+    adjusted: tuple[np.ndarray, ...] = field(repr=False)
+    """Each cluster's ``G_g' Z_g`` on its ``columns``."""
     bread: np.ndarray = field(repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Adjust:
-    """``A_g = (I - H_gg)^{-1/2}``: dense (``r_g^3`` to build), or for a cluster with more
-    rows than parameters ``I + Y W diag((f(l) - 1) / l) W' Y'`` from the eigenpairs
-    ``(l, W)`` of ``Y' Y`` (``Y = Z_g L``, ``B = L L'``; ``f(l) = (1 - l)^{-1/2}``), since
-    ``H_gg = Y Y'`` has rank at most ``k`` (``r_g k^2 + k^3`` to build)."""
-
-    dense: np.ndarray | None
-    basis: np.ndarray | None = None
-    coef: np.ndarray | None = None
-
-    def __matmul__(self, x: np.ndarray) -> np.ndarray:
-        if self.dense is not None:
-            return np.asarray(self.dense @ x, dtype=np.float64)
-        if self.basis is None or self.coef is None:
-            raise ValueError("an Adjust needs a dense matrix or a basis and coefficients")
-        inner = self.basis.T @ x
-        inner = inner * (self.coef if x.ndim == 1 else self.coef[:, None])
-        return np.asarray(x + self.basis @ inner, dtype=np.float64)
-
-
-def _low_rank(rows: int, k: int) -> bool:
-    return rows > k
-
-
-def cr2_cost(rows: Compressed, k: int, n_contrasts: int) -> float:
-    """Estimated operations of :func:`cr2`: the ``A_g`` (``min(r_g^3, r_g k^2 + k^3)``)
-    plus the degrees of freedom ``J G k (k + G)``, and the ``J k G`` floats they keep."""
-    if rows.cluster is None:
+def cr2_cost(rows: Compressed, k: int, n_contrasts: int) -> tuple[float, float]:
+    """Estimated operations of :func:`cr2`, with clubSandwich's adjustment and with the
+    symmetric one: per cluster of ``u_g`` collapsed rows the eigen-decomposition of
+    ``u_g x u_g`` (``u_g^3``; symmetric, of ``k_g x k_g`` when ``u_g > k_g``) and the
+    products with ``k_g = min(k, 2 u_g + p)`` parameters, plus the degrees of freedom
+    ``J G k (k + G)`` and the ``J k G`` floats they keep."""
+    cluster = collapse(rows).rows.cluster
+    if cluster is None:
         raise ValueError("cr2_cost needs clustered rows")
-    sizes = np.unique(rows.cluster, return_counts=True)[1].astype(np.float64)
+    sizes = np.unique(cluster, return_counts=True)[1].astype(np.float64)
     g = float(len(sizes))
-    build = np.minimum(sizes**3, sizes * k * k + k**3)
-    return float(np.sum(build) + n_contrasts * g * k * (k + g) + 50 * n_contrasts * k * g)
+    p = 0 if rows.features is None else rows.features.shape[1]
+    k_g = np.minimum(float(k), 2.0 * sizes + p)
+    dense = sizes**3 + sizes**2 * k_g + sizes * k_g**2
+    low_rank = np.where(sizes > k_g, sizes * k_g**2 + k_g**3, dense)
+    rest = n_contrasts * g * k * (k + g) + 50 * n_contrasts * k * g
+    return float(np.sum(dense) + rest), float(np.sum(low_rank) + rest)
 
 
 def cr2(
-    design: Design, rows: Compressed, params: np.ndarray, bread: np.ndarray, contrasts: np.ndarray
+    design: Design,
+    rows: Compressed,
+    params: np.ndarray,
+    bread: np.ndarray,
+    contrasts: np.ndarray,
+    *,
+    symmetric: bool = False,
 ) -> CR2:
     """The CR2 meat and the degrees of freedom of ``contrasts`` (``k x J``, free
     parameters) at the fitted ``params`` of ``ties="half"`` (``bread`` the inverse
-    information)."""
+    information).
+
+    ``symmetric``: ``G_g = (I - H_gg)^{-1/2}`` (``phi`` taken as constant within each
+    cluster), which for a cluster with more collapsed rows than parameters comes from the
+    ``k_g x k_g`` eigenproblem of ``Y' Y`` (``Y = Z_g L``, ``B = L L'``, ``H_gg = Y Y'``):
+    ``G_g = I + Y V diag((f(l) - 1) / l) V' Y'``, ``f(l) = (1 - l)^{-1/2}``. The same
+    holds without ``symmetric`` in a cluster whose ``phi`` is constant."""
+    from scipy import sparse
+    from scipy.special import expit
+
     if rows.cluster is None:
         raise ValueError("cr2 needs clustered rows")
-    p = 1.0 / (1.0 + np.exp(-design.times(params)))
-    var = p * (1.0 - p)
-    scale = np.sqrt(rows.count * rows.weight * var)
-    resid = np.sqrt(rows.count * rows.weight) * (rows.outcome - p) / np.sqrt(var)
-    order = np.argsort(rows.cluster, kind="stable")
-    bounds = np.flatnonzero(np.diff(rows.cluster[order])) + 1
-    z_all = design.sparse()
-    from scipy import sparse
-
-    z_all = (sparse.diags(scale) @ z_all).tocsr()[order]
-    resid = resid[order]
+    merged = collapse(rows)
+    crows = merged.rows
+    cluster = crows.cluster
+    if cluster is None:
+        raise ValueError("collapsed rows lost their clusters")
+    cdesign = Design(crows, design.anchor)
+    d = cdesign.times(params)
+    var = expit(d) * expit(-d)
+    phi = var / crows.weight
+    resid = np.sqrt(crows.count * crows.weight / var) * (crows.outcome - expit(d))
+    z_all = (sparse.diags(np.sqrt(crows.count * crows.weight * var)) @ cdesign.sparse()).tocsr()
+    cut = np.flatnonzero(np.diff(cluster)) + 1
+    starts = np.concatenate([[0], cut]).astype(np.int64)
+    ends = np.concatenate([cut, [len(crows.count)]]).astype(np.int64)
     k, j = contrasts.shape
-    starts = np.concatenate([[0], bounds])
-    ends = np.concatenate([bounds, [len(order)]])
     n_g = len(starts)
     meat = np.zeros((k, k))
-    u_norm = np.zeros((n_g, j))
+    q_norm = np.zeros((n_g, j))
     v = np.zeros((j, k, n_g))
     b_c = bread @ contrasts
     n_singular = 0
-    adjusts = []
-    root_b = np.linalg.cholesky((bread + bread.T) / 2.0)
+    columns, adjusted = [], []
     for g, (lo, hi) in enumerate(zip(starts, ends, strict=True)):
-        z = z_all[lo:hi]
-        if _low_rank(hi - lo, k):
-            y = np.asarray(z @ root_b, dtype=np.float64)  # r_g x k, H_gg = Y Y'
-            values, vectors = np.linalg.eigh(y.T @ y)
-            keep = 1.0 - values > 1e-10
-            f = np.where(keep, 1.0 / np.sqrt(np.where(keep, 1.0 - values, 1.0)), 0.0)
-            tiny = np.abs(values) < 1e-12
-            coef = np.where(tiny, 0.5, (f - 1.0) / np.where(tiny, 1.0, values))
-            adjust = Adjust(None, y @ vectors, coef)
-        else:
-            zb = np.asarray((z @ bread), dtype=np.float64)  # r_g x k
-            h = np.asarray(z @ zb.T, dtype=np.float64)  # Z_g B Z_g'
-            values, vectors = np.linalg.eigh(np.eye(hi - lo) - (h + h.T) / 2.0)
-            keep = values > 1e-10
-            root = np.where(keep, 1.0 / np.sqrt(np.where(keep, values, 1.0)), 0.0)
-            adjust = Adjust((vectors * root) @ vectors.T)  # (I - H_gg)^{-1/2}
-        n_singular += int(not np.all(keep))
-        adjusts.append(adjust)
-        score = z.T @ (adjust @ resid[lo:hi])
-        meat += np.outer(score, score)
-        u = adjust @ np.asarray(z @ b_c, dtype=np.float64)  # r_g x J
-        u_norm[g] = np.sum(u * u, axis=0)
-        v[:, :, g] = np.asarray(z.T @ u, dtype=np.float64).T
+        block = z_all[lo:hi]
+        cols = np.unique(block.indices)
+        z = block[:, cols].toarray()  # u_g x k_g
+        gz, singular = _adjust(z, bread[np.ix_(cols, cols)], phi[lo:hi], symmetric)
+        n_singular += singular
+        columns.append(cols)
+        adjusted.append(gz)
+        score = gz.T @ resid[lo:hi]
+        meat[np.ix_(cols, cols)] += np.outer(score, score)
+        q = gz @ b_c[cols]  # u_g x J
+        q_norm[g] = np.sum(q * q, axis=0)
+        v[:, cols, g] = (z.T @ q).T
+    root_b = np.linalg.cholesky((bread + bread.T) / 2.0)
     df = np.empty(j)
     for c in range(j):
         w = root_b.T @ v[c]  # k x G: v_g' B v_h = w_g' w_h
-        gram = w.T @ w if n_g <= k else None
         quad = np.sum(w * w, axis=0)  # v_g' B v_g
-        trace = float(np.sum(u_norm[:, c]) - np.sum(quad))
-        if gram is not None:
-            frob = float(np.sum(gram**2))
-        else:
-            small = w @ w.T
-            frob = float(np.sum(small**2))
-        frob += float(np.sum(u_norm[:, c] ** 2) - 2.0 * np.sum(u_norm[:, c] * quad))
+        trace = float(np.sum(q_norm[:, c]) - np.sum(quad))
+        small = w.T @ w if n_g <= k else w @ w.T  # same Frobenius norm
+        frob = float(np.sum(small**2))
+        frob += float(np.sum(q_norm[:, c] ** 2) - 2.0 * np.sum(q_norm[:, c] * quad))
         df[c] = trace**2 / frob if trace > 0.0 and frob > 0.0 else np.inf
     return CR2(
         meat=meat, df=df, n_singular=n_singular, z=z_all,
         bounds=tuple(zip(starts.tolist(), ends.tolist(), strict=True)),
-        adjust=tuple(adjusts), bread=bread,
+        columns=tuple(columns), adjusted=tuple(adjusted), bread=bread,
     )  # fmt: skip
+
+
+def _adjust(
+    z: np.ndarray, bread: np.ndarray, phi: np.ndarray, symmetric: bool
+) -> tuple[np.ndarray, bool]:
+    """``G_g' Z_g`` of one cluster (``z``: its ``u_g x k_g`` standardised rows) and whether
+    a direction of leverage 1 was left out."""
+    u, k = z.shape
+    f = phi / np.max(phi)  # Phi_g up to a factor, which G_g ignores
+    if symmetric or np.all(np.abs(f - 1.0) <= 1e-12):
+        if u > k:
+            y = z @ np.linalg.cholesky((bread + bread.T) / 2.0)  # H_gg = Y Y'
+            values, vectors = np.linalg.eigh(y.T @ y)
+            keep = 1.0 - values > _SINGULAR
+            root = np.where(keep, 1.0 / np.sqrt(np.where(keep, 1.0 - values, 1.0)), 0.0)
+            tiny = np.abs(values) < 1e-12
+            coef = np.where(tiny, 0.5, (root - 1.0) / np.where(tiny, 1.0, values))
+            basis = y @ vectors
+            return z + basis @ (coef[:, None] * (basis.T @ z)), not bool(np.all(keep))
+        f = np.ones(u)
+    h = z @ bread @ z.T  # H_gg
+    t = f[:, None] * (np.eye(u) - (h + h.T) / 2.0) * f[None, :]
+    values, vectors = np.linalg.eigh(t)
+    keep = values > _SINGULAR
+    root = np.where(keep, 1.0 / np.sqrt(np.where(keep, values, 1.0)), 0.0)
+    return f[:, None] * ((vectors * root) @ (vectors.T @ z)), not bool(np.all(keep))
 
 
 def maxima_cost(parts: CR2, n_models: int, n_draws: int, chunk: int = 256) -> float:
@@ -176,9 +258,13 @@ def maxima_cost(parts: CR2, n_models: int, n_draws: int, chunk: int = 256) -> fl
     counted as 1e5, its fixed cost)."""
     r, k = (int(n) for n in parts.z.shape)
     g = len(parts.bounds)
-    square = sum(min((hi - lo) ** 2, 2 * (hi - lo) * k) for lo, hi in parts.bounds)
+    adjust = sum(int(a.size) for a in parts.adjusted)
+    project = n_models * sum(len(cols) for cols in parts.columns)
     steps = (n_draws // chunk + 1) * g
-    return float(n_draws * (r * k + square + g * n_models * (n_models + k)) + 1e5 * steps)
+    return float(
+        n_draws * (r + 2 * parts.z.nnz + k * k + adjust + project + g * n_models * n_models)
+        + 1e5 * steps
+    )
 
 
 def studentized_maxima(
@@ -195,8 +281,10 @@ def studentized_maxima(
     each draw's own CR2 standard errors, under the working model.
 
     The fit is replaced by its linearisation: standard normal standardised residuals
-    ``e*`` give ``beta* = B Z' e*``, residuals ``(I - H) e*`` and CR2 meat
-    ``sum_g S_g S_g'``, ``S_g = Z_g' A_g [(I - H) e*]_g``; ``d = C' beta*`` and
+    ``e*``, one per collapsed row (the sums ``Q' e`` of the battles' independent standard
+    normal residuals are again independent standard normal), give ``beta* = B Z' e*``,
+    residuals ``(I - H) e*`` and CR2 meat ``sum_g S_g S_g'``,
+    ``S_g = Z_g' G_g [(I - H) e*]_g``; ``d = C' beta*`` and
     ``se*_ij^2 = sum_g ((c_i - c_j)' B S_g)^2``. The quantile of these maxima is the
     critical value of simultaneous t intervals whose standard errors are themselves
     estimated from few clusters (the max-T analogue of the Bell-McCaffrey t; the
@@ -218,9 +306,8 @@ def studentized_maxima(
         resid = e - np.asarray(z @ beta)
         est = contrasts.T @ beta  # m x D
         var = np.zeros((len(left), size))
-        for (lo, hi), adjust in zip(parts.bounds, parts.adjust, strict=True):
-            s = np.asarray(z[lo:hi].T @ (adjust @ resid[lo:hi]))  # k x D
-            c = project @ s  # m x D
+        for (lo, hi), cols, gz in zip(parts.bounds, parts.columns, parts.adjusted, strict=True):
+            c = project[:, cols] @ (gz.T @ resid[lo:hi])  # m x D
             var += (c[left] - c[right]) ** 2
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.abs(est[left] - est[right]) / np.sqrt(var)

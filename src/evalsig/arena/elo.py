@@ -16,9 +16,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evalsig.arena.battles import Battles
-from evalsig.errors import DataError
+from evalsig.inference._common import check_number
 
-__all__ = ["ORDER_NOTE", "EloRatings", "elo"]
+__all__ = ["MAX_K_SHARE", "ORDER_NOTE", "EloRatings", "elo"]
+
+MAX_K_SHARE = 0.25
+"""The largest K-factor accepted, as a share of ``scale``: beyond it one battle moves a
+rating by more than a quarter of a tenfold change in the odds."""
+USUAL_K = "4 (Chatbot Arena's) to 32 (chess)"
 
 ORDER_NOTE = (
     "online Elo depends on the order of the battles (recent ones weigh most); it is shown "
@@ -51,20 +56,32 @@ def elo(
 ) -> EloRatings:
     """Online Elo in the battles' order (weights, clusters and features are not used).
 
+    ``k`` must lie in (0, ``scale`` / 4]: usually 4 (Chatbot Arena's) to 32 (chess); a
+    larger K lets one battle outweigh the rest. NaN, infinite or absurd values of ``k``,
+    ``initial``, ``base`` and ``scale`` are a :class:`~evalsig.errors.DataError`.
+
     >>> from evalsig.arena import battles
     >>> ratings = elo(battles(["x", "x"], ["y", "y"], [1, 1]), k=32)
     >>> round(ratings["x"], 2), round(ratings["y"], 2)
     (1030.53, 969.47)
     """
-    if not (np.isfinite(k) and k > 0):
-        raise DataError(f"`k` is {k!r}; use a positive K-factor such as 4 (Chatbot Arena's).")
-    if not (np.isfinite(scale) and scale > 0 and np.isfinite(base) and base > 1):
-        raise DataError(f"`base` {base!r} and `scale` {scale!r} must be > 1 and > 0.")
-    ratings = np.full(len(data.models), float(initial))
+    scale = check_number(scale, "scale", low=0.0, open_low=True, fix="Use 400 (Elo points).")
+    base = check_number(base, "base", low=1.0, open_low=True, fix="Use 10.")
+    initial = check_number(initial, "initial", fix="Use 1000.")
+    k = check_number(
+        k,
+        "k",
+        low=0.0,
+        high=scale * MAX_K_SHARE,
+        open_low=True,
+        fix=f"The K-factor is the most one battle moves a rating: usually {USUAL_K}, at "
+        f"most a quarter of the scale ({scale * MAX_K_SHARE:g} points).",
+    )
+    ratings = np.full(len(data.models), initial)
     a_codes, b_codes, outcomes = data.model_a.tolist(), data.model_b.tolist(), data.outcome
     for a, b, y in zip(a_codes, b_codes, outcomes.tolist(), strict=True):
         expected = 1.0 / (1.0 + base ** ((ratings[b] - ratings[a]) / scale))
         change = k * (y - expected)
         ratings[a] += change
         ratings[b] -= change
-    return EloRatings(models=data.models, ratings=ratings, k=float(k), initial=float(initial))
+    return EloRatings(models=data.models, ratings=ratings, k=k, initial=initial)

@@ -106,9 +106,12 @@ def bradley_terry(
     ``p_i = sigmoid(s_{a_i} - s_{b_i} + beta . x_i)``, is maximised by Newton's method on
     the compressed rows (:mod:`evalsig.arena.fit`). Standard errors are the sandwich
     ``I^{-1} B I^{-1}``: with one battle per unit it is statsmodels' HC0; with clusters,
-    CR2 adjusts each cluster's standardised residuals by ``(I - H_gg)^{-1/2}`` before
-    summing its scores (Bell & McCaffrey 2002) and the interval is
-    ``estimate +/- t_{nu, (1 + level) / 2} se`` with Bell-McCaffrey ``nu`` per score;
+    CR2 adjusts each cluster's standardised residuals by
+    ``[Phi_g (I - H_gg) Phi_g]^{-1/2} Phi_g`` (``Phi`` the working variances
+    ``p (1 - p) / w``) before summing its scores (Bell & McCaffrey 2002; Pustejovsky &
+    Tipton 2018, as clubSandwich's ``vcovCR(type = "CR2")`` for a ``glm``) and the
+    interval is ``estimate +/- t_{nu, (1 + level) / 2} se`` with Bell-McCaffrey ``nu`` per
+    score (clubSandwich's Satterthwaite degrees of freedom);
     CR1 sums the raw cluster scores times ``G / (G - 1)``. Ranks: max-T simultaneous
     intervals of every pairwise difference (:mod:`evalsig.arena.ranks`); under CR2 the
     critical value comes from draws of the largest pairwise t with each draw's own CR2

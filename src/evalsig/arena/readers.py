@@ -13,10 +13,13 @@
 * **alpaca-eval**: ``annotations.json``: ``generator_1`` (the reference) against
   ``generator_2`` with ``preference`` in [1, 2] (2: output 2 preferred; AlpacaEval 2's
   weighted preferences are fractional); AlpacaEval 1's draws (0 or 1.5) count half.
-  Battles are clustered by instruction.
+  Battles are clustered by instruction; an annotation without one (null or empty) is a
+  cluster of its own, with a note, never pooled with the others.
 
 Every malformed record is an error naming the file, the line (or record), the field and
-the bad value.
+the bad value. The logs are read by :func:`evalsig.data.readers.records.read_records`, the
+input path every command shares: a named pipe or a device is refused, gzip data are
+decompressed under a cap, and the records parsed are capped (``EVALSIG_MAX_RECORDS``).
 """
 
 from __future__ import annotations
@@ -26,10 +29,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
-
 from evalsig.arena.battles import Battles, battles
 from evalsig.data.provenance import Origin, file_record
+from evalsig.data.readers.records import read_records
 from evalsig.errors import FormatError
 
 __all__ = ["ArenaFormat", "read_alpaca_eval", "read_arena_hard", "read_battles", "read_fastchat"]
@@ -39,35 +41,19 @@ ArenaFormat = Literal["auto", "fastchat", "arena-hard", "alpaca-eval"]
 _WINNER = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 _GAME = {"A>>B": (1.0, True), "A>B": (1.0, False), "A=B": (0.5, False),
          "B>A": (0.0, False), "B>>A": (0.0, True)}  # fmt: skip
+_FASTCHAT = ("model_a", "model_b", "winner", "conv_metadata")
+_ARENA_HARD = ("model", "baseline", "question_id", "uid", "games")
+_ALPACA_EVAL = ("generator_1", "generator_2", "preference", "instruction")
 
 
-def _records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(where, record)`` of a JSON list (``record i``) or JSON Lines (``line n``)."""
-    text = path.read_bytes()
-    if not text.strip():
-        raise FormatError(f"{path}: the file is empty; give a battle log.")
-    if text.lstrip()[:1] == b"[":
-        try:
-            items = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            raise FormatError(f"{path}: not valid JSON ({exc}); fix or re-export it.") from None
-        for i, item in enumerate(items):
-            where = f"{path}, record {i}"
-            if not isinstance(item, dict):
-                raise FormatError(f"{where}: expected a JSON object, got {_short(item)}.")
-            yield where, item
-        return
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}, line {n}"
-        try:
-            item = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise FormatError(f"{where}: not valid JSON ({exc}); fix or remove the line.") from None
-        if not isinstance(item, dict):
-            raise FormatError(f"{where}: expected a JSON object, got {_short(item)}.")
-        yield where, item
+def _records(path: Path, fields: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, record)`` of a JSON list (``record i``, from 0) or JSON Lines (``line n``),
+    read by the one input path of the commands (:mod:`evalsig.data.readers.records`): only
+    regular files, bounded decompression and record counts, and a record holding one of
+    ``fields`` twice refused."""
+    for place, record in read_records(path, format="json", fields=fields, what="battles"):
+        number = place.number if place.unit == "line" else place.number - 1
+        yield f"{place.source}, {place.unit} {number}", record
 
 
 def _short(value: object) -> str:
@@ -82,6 +68,11 @@ def _field(where: str, record: dict[str, Any], name: str, *, text: bool = True) 
     if text and (not isinstance(value, str) or not value):
         raise FormatError(f"{where}: field {name!r} is {_short(value)}; expected a model name.")
     return value
+
+
+def _no_label(value: object) -> bool:
+    """Whether a cluster label is missing: null, or empty text."""
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def _origin(paths: Sequence[Path], fmt: str) -> Origin:
@@ -99,7 +90,7 @@ def read_fastchat(
     b: list[str] = []
     y: list[float] = []
     length: list[float] = []
-    for where, record in _records(file):
+    for where, record in _records(file, (*_FASTCHAT, *([cluster] if cluster else []))):
         a.append(_field(where, record, "model_a"))
         b.append(_field(where, record, "model_b"))
         winner = _field(where, record, "winner", text=False)
@@ -111,10 +102,11 @@ def read_fastchat(
         y.append(_WINNER[winner])
         if cluster is not None:
             value = _field(where, record, cluster, text=False)
-            if value is None or isinstance(value, (dict, list)):
+            if _no_label(value) or isinstance(value, (dict, list)):
                 raise FormatError(
                     f"{where}: field {cluster!r} is {_short(value)}; a cluster needs a "
-                    "text or number value."
+                    "text or number value (battles without one would be pooled as one "
+                    "cluster)."
                 )
             groups.append(str(value))
         if style:
@@ -163,14 +155,18 @@ def read_arena_hard(
     cluster: list[str] = []
     unjudged = 0
     for file in files:
-        for where, record in _records(file):
+        for where, record in _records(file, _ARENA_HARD):
             model = _field(where, record, "model")
             base = record.get("baseline", baseline)
             if not isinstance(base, str) or not base:
                 raise FormatError(f"{where}: field 'baseline' is {_short(base)}; expected a name.")
             qid = record.get("question_id", record.get("uid"))
-            if qid is None:
-                raise FormatError(f"{where}: field 'question_id' (or 'uid') is missing.")
+            if _no_label(qid) or isinstance(qid, (dict, list)):
+                raise FormatError(
+                    f"{where}: field 'question_id' (or 'uid') is "
+                    f"{'missing' if qid is None else _short(qid)}; every judgment needs its "
+                    "question (its cluster)."
+                )
             games = _field(where, record, "games", text=False)
             if not isinstance(games, list) or not games or len(games) > 2:
                 raise FormatError(
@@ -210,9 +206,11 @@ def read_alpaca_eval(path: str | os.PathLike[str], /) -> Battles:
     a: list[str] = []
     b: list[str] = []
     y: list[float] = []
-    cluster: list[str] = []
+    cluster: list[int] = []
+    codes: dict[str, int] = {}
     unjudged = 0
-    for where, record in _records(file):
+    alone = 0
+    for where, record in _records(file, _ALPACA_EVAL):
         reference = _field(where, record, "generator_1")
         model = _field(where, record, "generator_2")
         preference = _field(where, record, "preference", text=False)
@@ -235,8 +233,19 @@ def read_alpaca_eval(path: str | os.PathLike[str], /) -> Battles:
         a.append(model)
         b.append(reference)
         y.append(value - 1.0)
-        cluster.append(str(_field(where, record, "instruction", text=False)))
+        instruction = _field(where, record, "instruction", text=False)
+        if _no_label(instruction):  # an unknown prompt: a cluster of its own, never pooled
+            alone += 1
+            cluster.append(-alone)
+        else:
+            cluster.append(codes.setdefault(str(instruction), len(codes)))
     notes = [f"{unjudged:,} annotations without a preference were left out."] if unjudged else []
+    if alone:
+        notes.append(
+            f"{alone:,} annotations have no instruction (null or empty): each is a cluster of "
+            "its own, as if its prompt were shared with no other battle (they are not pooled "
+            "into one cluster); give them their instructions for honest prompt clusters."
+        )
     return battles(
         a, b, y, clusters=cluster, source=str(file), notes=notes,
         origin=_origin([file], "alpaca-eval"),
@@ -247,7 +256,7 @@ def detect(path: str | os.PathLike[str]) -> Literal["fastchat", "arena-hard", "a
     """The format from the first record's fields (``winner``, ``games`` or ``preference``)."""
     root = Path(path)
     file = next(iter(sorted(root.glob("*.jsonl"))), root) if root.is_dir() else root
-    for where, record in _records(file):
+    for where, record in _records(file, ()):
         if "games" in record:
             return "arena-hard"
         if "winner" in record:

@@ -34,6 +34,7 @@ Your own method is a function ``method(data, rng) -> (estimate, low, high)``; se
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -133,6 +134,8 @@ class AuditMethod:
     definition: str
     function: MethodFunction | None = None
     batch: BatchFunction | None = None
+    origin: str = ""
+    """The distribution a plugin's method came from (set when it is loaded)."""
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -441,7 +444,7 @@ def load_plugins() -> tuple[plugins.Plugin, ...]:
 def _install_plugin(entry: object, plugin: plugins.Plugin) -> str:
     """A plugin's :class:`AuditMethod`, or a method function named after the entry point."""
     if isinstance(entry, AuditMethod):
-        method = entry
+        method = dataclasses.replace(entry, origin=plugin.source)
     elif callable(entry):
         doc = (getattr(entry, "__doc__", None) or "").strip()
         method = AuditMethod(
@@ -450,6 +453,7 @@ def _install_plugin(entry: object, plugin: plugins.Plugin) -> str:
             category="custom",
             definition=doc.split("\n")[0],
             function=entry,
+            origin=plugin.source,
         )
     else:
         raise plugins.PluginError(

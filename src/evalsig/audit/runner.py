@@ -15,17 +15,20 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from evalsig import plugins
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.audit.methods import (
     AuditMethod,
     MethodFunction,
     MethodInput,
     MethodSettings,
+    builtin_methods,
     resolve_methods,
 )
 from evalsig.audit.published import ARTICLE, PublishedRow, agreement_pvalue, published_rows
@@ -437,18 +440,47 @@ def _chunk(
     for method in methods:
         rng = np.random.default_rng(_child(seed, 1, zlib.crc32(method.name.encode("utf-8"))))
         if method.batch is not None:
-            up = np.asarray(method.batch(pairs["finetune"], settings, rng), dtype=np.float64)
-            null = np.asarray(method.batch(pairs["clone"], settings, rng), dtype=np.float64)
+            with _isolated(method):
+                up = np.asarray(method.batch(pairs["finetune"], settings, rng), dtype=np.float64)
+                null = np.asarray(method.batch(pairs["clone"], settings, rng), dtype=np.float64)
             for name, part in (("fine-tune", up), ("clone", null)):
                 if part.shape != (size, 3):
                     raise DataError(
-                        f"method {method.name!r} returned shape {part.shape} for the "
+                        f"{_named(method)} returned shape {part.shape} for the "
                         f"{name} pairs; a batch method returns ({size}, 3)."
                     )
+                bad = ~(np.isnan(part[:, 0]) | (np.abs(part[:, 0]) <= _MAX_ESTIMATE))
+                bad |= part[:, 1] > part[:, 2]
+                if bad.any():
+                    _check_output(part[int(np.argmax(bad))], method)
             out.append(np.stack([up, null], axis=1))
         else:
             out.append(_one_by_one(method, batch, settings, rng))
     return out
+
+
+_MAX_ESTIMATE = 1.0 + 1e-9
+"""The largest |estimate| a method may return: a difference of two accuracies, with room
+for rounding."""
+
+
+def _named(method: AuditMethod) -> str:
+    origin = f" (from {method.origin})" if method.origin else ""
+    return f"audit method {method.name!r}{origin}"
+
+
+def _isolated(method: AuditMethod) -> AbstractContextManager[None]:
+    """A method's code: a failure of a method not built in (``sys.exit`` included) is a
+    :class:`~evalsig.plugins.PluginError` naming it; a built-in's failure is a bug, and
+    raises."""
+    if method in builtin_methods():
+        return nullcontext()
+    return plugins.isolated(_named(method), _fix(method))
+
+
+def _fix(method: AuditMethod) -> str:
+    plugin = " (or uninstall the plugin)" if method.origin else ""
+    return f"Fix the method, or audit other methods{plugin}."
 
 
 def _one_by_one(
@@ -472,20 +504,29 @@ def _one_by_one(
                 clusters=batch.clusters,
                 settings=settings,
             )
-            out[s, k] = _check_output(function(data, rng), method.name)
+            with _isolated(method):
+                value = function(data, rng)
+            out[s, k] = _check_output(value, method)
     return out
 
 
-def _check_output(value: object, name: str) -> tuple[float, float, float]:
+def _check_output(value: object, method: AuditMethod) -> tuple[float, float, float]:
+    """``(estimate, low, high)``: an estimate in [-1, 1] (a difference of accuracies) or
+    NaN, and low <= high (NaN bounds: no interval)."""
     try:
         estimate, low, high = (float(v) for v in value)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         raise DataError(
-            f"method {name!r} returned {value!r}; a method returns (estimate, low, high)."
+            f"{_named(method)} returned {value!r:.80}; a method returns (estimate, low, high)."
         ) from None
+    if not (math.isnan(estimate) or abs(estimate) <= _MAX_ESTIMATE):
+        raise DataError(
+            f"{_named(method)} returned the estimate {estimate!r}, outside [-1, 1] where a "
+            f"difference of two accuracies lies. {_fix(method)}"
+        )
     if low > high:
         raise DataError(
-            f"method {name!r} returned the interval ({low!r}, {high!r}) with low > high; "
+            f"{_named(method)} returned the interval ({low!r}, {high!r}) with low > high; "
             "return (estimate, low, high) with low <= high."
         )
     return estimate, low, high

@@ -13,6 +13,7 @@ from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import Format, IdColumn, Output, Separator, check_level
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
+from evalsig.errors import examples
 
 __all__ = ["agreement_command"]
 
@@ -157,16 +158,19 @@ def _judge_vs_humans(
     separator: str | None,
     common: dict[str, Any],
 ) -> Any:
+    from evalsig.data.readers.records import read_records
     from evalsig.errors import DataError
     from evalsig.judge import judge_agreement
-    from evalsig.judge.table import label, read_rows
+    from evalsig.judge._input import check_label_set
+    from evalsig.judge.table import label
 
     columns = [judge_column, human_column, *([id_column] if id_column else [])]
     judge: list[Any] = []
     human: list[Any] = []
     seen: dict[str, str] = {}
     unlabeled = 0
-    for where, row in read_rows(path, columns, separator=separator):
+    for place, row in read_records(path, columns=columns, separator=separator, what="labels"):
+        where = str(place)
         if id_column is not None:
             key = str(row[id_column])
             if key in seen:
@@ -174,7 +178,7 @@ def _judge_vs_humans(
                     f"{where}: item {key!r} ({id_column}) is on {seen[key]} too; give one row "
                     "per item (the judge's label and the human's)."
                 )
-            seen[key] = where
+            seen[key] = place.short
         h = label(row[human_column], human_column, where)
         if h is None:
             unlabeled += 1
@@ -182,8 +186,8 @@ def _judge_vs_humans(
         j = label(row[judge_column], judge_column, where)
         if j is None:
             raise DataError(
-                f"{where}: {judge_column} is empty but {human_column} is {h!r}; the judge must "
-                "label every item the humans labeled (or drop the row)."
+                f"{where}: {judge_column} is empty but {human_column} is {examples([h], 1)}; "
+                "the judge must label every item the humans labeled (or drop the row)."
             )
         judge.append(j)
         human.append(h)
@@ -192,6 +196,8 @@ def _judge_vs_humans(
             f"{path}: {len(judge)} row(s) have a human label in {human_column!r}; agreement "
             "needs at least 2."
         )
+    check_label_set(judge, judge_column, rows=len(judge))
+    check_label_set(human, human_column, rows=len(human))
     result = judge_agreement(
         judge, human, positive=None if positive is None else label(positive, "--positive"), **common
     )
@@ -212,16 +218,19 @@ def _raters(
     separator: str | None,
     common: dict[str, Any],
 ) -> Any:
+    from evalsig.data.readers.records import read_records
     from evalsig.errors import DataError
     from evalsig.judge import rater_agreement
-    from evalsig.judge.table import label, read_rows
+    from evalsig.judge._input import check_label_set
+    from evalsig.judge.table import label
 
     ratings: dict[str, dict[str, Any]] = {}
     raters: dict[str, None] = {}
     lines: dict[tuple[str, str], str] = {}
     empty = 0
     columns = [id_column, rater_column, label_column]
-    for where, row in read_rows(path, columns, separator=separator):
+    for place, row in read_records(path, columns=columns, separator=separator, what="ratings"):
+        where = str(place)
         item, rater = (
             _name(row[id_column], id_column, where),
             _name(row[rater_column], rater_column, where),
@@ -231,15 +240,15 @@ def _raters(
                 f"{where}: rater {rater!r} rated item {item!r} on {lines[item, rater]} too; "
                 "give one rating per rater and item."
             )
-        lines[item, rater] = where
+        lines[item, rater] = place.short
         raters.setdefault(rater)
         value = label(row[label_column], label_column, where)
         if value is None:
             empty += 1
         elif metric != "nominal" and isinstance(value, str):
             raise DataError(
-                f"{where}: {label_column} is {value!r}, not a number, but --scale {metric} "
-                "needs numbers; map the labels to numbers or use --scale nominal."
+                f"{where}: {label_column} is {examples([value], 1)}, not a number, but "
+                f"--scale {metric} needs numbers; map the labels to numbers or use --scale nominal."
             )
         ratings.setdefault(item, {})[rater] = value
     if not ratings:
@@ -249,6 +258,12 @@ def _raters(
             f"{path}: every row names rater {next(iter(raters))!r} in {rater_column!r}; "
             "agreement needs at least 2 raters."
         )
+    check_label_set(
+        (value for rated in ratings.values() for value in rated.values()),
+        label_column,
+        rows=len(lines) - empty,
+        scale=metric,
+    )
     names = list(raters)
     table = [[ratings[item].get(r) for r in names] for item in ratings]
     result = rater_agreement(table, raters=names, metric=metric, **common)

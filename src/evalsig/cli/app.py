@@ -8,18 +8,21 @@ command; never a traceback. The exit codes are one scheme for all commands (:dat
 from __future__ import annotations
 
 import errno
+import functools
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar, get_args, get_origin
 
 import typer
+import typer.main
 from rich.console import Console
 from typer.core import TyperCommand
 
 from evalsig import __version__
+from evalsig._distribution import conflict, version_lines
 from evalsig.defaults import MAX_DECOMPRESSED_ENV as ENV_VAR
 from evalsig.errors import EvalsigError
 
@@ -108,11 +111,128 @@ def epilog(example: str) -> str:
     return f"Example: {example}\n\n{EXIT_HELP}"
 
 
+Quiet = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Only the result: no notes or progress.")
+]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Progress and timings on stderr.")]
+
+
 class Command(TyperCommand):
-    """A command whose usage line shows its arguments in capitals: ``BASELINE CANDIDATE``."""
+    """Every evalsig command: its usage line shows its arguments in capitals (``BASELINE
+    CANDIDATE``); it takes ``--quiet``/``--verbose`` after its name as before it; its
+    repeatable number options also take a comma list (``--k 1,5`` is ``--k 1 --k 5``); and a
+    value of the wrong type or range is one line naming the option, the value and the fix
+    (exit 2)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.params.extend(_verbosity_options())  # shared: options hold no state of a run
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:  # typer's vendored click Context
         return [_capitals(piece) for piece in super().collect_usage_pieces(ctx)]
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return list(super().parse_args(ctx, _split_lists(self.params, args)))
+        except typer.BadParameter as exc:
+            line = _value_error(exc)
+            if line is None:
+                raise
+            fail(line, EXIT_USAGE)
+
+    def invoke(self, ctx: Any) -> Any:
+        quiet, verbose = (bool(ctx.params.pop(name, False)) for name in ("quiet", "verbose"))
+        _set_verbosity(ctx, quiet=quiet, verbose=verbose)
+        return super().invoke(ctx)
+
+
+@functools.cache
+def _verbosity_options() -> tuple[Any, ...]:
+    """``--quiet``/``-q`` and ``--verbose``/``-v`` as a command's options (typer builds
+    them from :data:`Quiet` and :data:`Verbose`, as for the root)."""
+
+    def options(quiet: Quiet = False, verbose: Verbose = False) -> None:
+        """The options, as a command."""
+
+    probe = typer.Typer(add_completion=False)
+    probe.command()(options)
+    return tuple(typer.main.get_command(probe).params)
+
+
+def _set_verbosity(context: Any, *, quiet: bool, verbose: bool) -> None:
+    """Record ``--quiet``/``--verbose`` (given before or after the command's name; both is a
+    usage error) and, with ``--verbose`` off a terminal, report progress as lines."""
+    if not (quiet or verbose):
+        return
+    now = _invoked.get("verbosity", "normal")
+    if (quiet and verbose) or {now, "quiet" if quiet else "verbose"} == {"quiet", "verbose"}:
+        raise typer.BadParameter("give --quiet or --verbose, not both.")
+    _invoked["verbosity"] = "quiet" if quiet else "verbose"
+    if verbose and now != "verbose" and not sys.stderr.isatty():  # a terminal: bars (_run)
+        from evalsig.progress import reporting
+
+        context.with_resource(reporting(_progress_lines()))
+
+
+def _numbers(param: Any) -> type | None:
+    """``int`` or ``float`` for a repeatable number option (``list[int]``), else None."""
+    descriptor = getattr(param, "type_descriptor", None)
+    annotation = getattr(descriptor, "annotation", None)
+    if not getattr(param, "multiple", False) or get_origin(annotation) is not list:
+        return None
+    (item,) = get_args(annotation) or (None,)
+    return item if item in (int, float) else None
+
+
+def _split_lists(params: list[Any], args: list[str]) -> list[str]:
+    """``--k 1,5`` and ``--k=1,5`` as ``--k 1 --k 5``, for repeatable number options (text
+    options such as ``--where`` keep their commas); nothing after ``--`` changes."""
+    names = {name for p in params if _numbers(p) for name in p.opts}
+    out: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            out += [arg, *rest]
+            break
+        name, equals, value = arg.partition("=")
+        if name in names and not equals:
+            following = next(rest, None)
+            if following is None:
+                out.append(arg)
+                break
+            value = following
+        if name in names and "," in value:
+            for part in value.split(","):
+                out += [name, part.strip()]
+        elif name in names:
+            out += [name, value]
+        else:
+            out.append(arg)
+    return out
+
+
+def _value_error(exc: Any) -> str | None:
+    """One line for a value typer's checks refused (a word that is no number, a number
+    out of range): the option, the value and the fix; None for other usage errors."""
+    cause = exc.__cause__
+    errors = getattr(cause, "errors", None)
+    param = exc.param
+    if param is None or not callable(errors) or not errors():
+        return None
+    error = errors()[0]
+    value, kind, limits = error.get("input"), str(error.get("type", "")), error.get("ctx") or {}
+    name = max(param.opts, key=len) if param.param_type_name == "option" else param.name.upper()
+    number = _numbers(param) or getattr(param.type_descriptor, "annotation", None)
+    several = f" (several: {name} 1 {name} 5, or {name} 1,5)" if _numbers(param) is not None else ""
+    if kind.startswith(("int_", "float_")):
+        what = "a whole number" if number is int else "a number"
+        example = param.default if isinstance(param.default, (int, float)) else param.min or 1
+        return f"{name}: {value!r} is not {what}; give one, e.g. {name} {example}{several}."
+    for key, word in (("ge", "at least"), ("gt", "above"), ("le", "at most"), ("lt", "below")):
+        if key in limits:
+            return f"{name}: {value!r} is out of range; it must be {word} {limits[key]}."
+    message = " ".join(str(error.get("msg", "")).split())
+    return f"{name}: {value!r} is not accepted ({message}); see evalsig COMMAND --help."
 
 
 def _capitals(piece: str) -> str:
@@ -178,8 +298,19 @@ def failure_line(exc: BaseException) -> str:
             "of levels deep); flatten it."
         )
     else:
-        text = "ran out of memory; free memory, or split the input into smaller files."
+        asked = _COMPUTED.get(_invoked.get("command", ""))
+        text = "ran out of memory; free memory, or " + (
+            "split the input into smaller files." if asked is None else f"ask for less: {asked}."
+        )
     return " ".join(text.split())
+
+
+_COMPUTED = {
+    "simulate": "fewer --simulations, --n-items or --runs",
+    "audit": "fewer --simulations or --resamples",
+    "power": "--method normal, or a smaller --n",
+}
+"""Commands whose memory goes on what they compute, not on an input: what to ask less of."""
 
 
 @contextmanager
@@ -196,9 +327,23 @@ def data_errors(code: int = EXIT_DATA_ERROR) -> Iterator[None]:
 
 
 def _version(value: bool) -> None:
+    """The version and the distribution (``evalsig-stats``), and the unrelated ``evalsig``
+    distribution if it is installed too (exit 4 when it overwrote files of this one)."""
     if value:
-        typer.echo(f"evalsig {__version__}")
-        raise typer.Exit(0)
+        found = conflict()
+        typer.echo("\n".join(version_lines(__version__, found)))
+        raise typer.Exit(EXIT_DATA_ERROR if found is not None and found.broken else 0)
+
+
+def _check_installation() -> None:
+    """One line on stderr when the unrelated ``evalsig`` distribution is installed here (it
+    writes the same package and command); a data error when it overwrote files of ours."""
+    found = conflict()
+    if found is None:
+        return
+    if found.broken:
+        fail(found.message())
+    typer.echo(f"evalsig: warning: {found.message()}", err=True)
 
 
 @app.callback()
@@ -208,22 +353,14 @@ def _root(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Only the result: no notes or progress.")
-    ] = False,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Progress and timings on stderr.")
-    ] = False,
+    quiet: Quiet = False,
+    verbose: Verbose = False,
 ) -> None:
     """Paired significance tests for language-model evaluations."""
-    if quiet and verbose:
-        raise typer.BadParameter("give --quiet or --verbose, not both.")
+    _check_installation()
     _invoked["command"] = context.invoked_subcommand or ""
-    _invoked["verbosity"] = "quiet" if quiet else "verbose" if verbose else "normal"
-    if verbose and not sys.stderr.isatty():  # a terminal shows progress bars (see _run)
-        from evalsig.progress import reporting
-
-        context.with_resource(reporting(_progress_lines()))
+    _invoked["verbosity"] = "normal"
+    _set_verbosity(context, quiet=quiet, verbose=verbose)
 
 
 def main() -> None:

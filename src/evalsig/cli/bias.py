@@ -11,6 +11,7 @@ from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import Format, Output, Separator, check_level
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
+from evalsig.errors import examples
 
 __all__ = ["length_bias_command", "position_bias_command"]
 
@@ -56,13 +57,16 @@ def position_bias_command(
     """How often the judge prefers the response shown first, minus 1/2 (0: no position
     bias), with an exact interval and test; with --pair-column, pairs are clusters and the
     consistency rate is the share of pairs judged in both orders with the same choice."""
+    from evalsig.data.readers.records import read_records
     from evalsig.judge import position_bias
-    from evalsig.judge.table import label, read_rows
+    from evalsig.judge.table import label
 
     columns = [choice_column, first_column, *([pair_column] if pair_column else [])]
     with data_errors(), stdin_paths([file]) as paths:
         chosen, first, pairs = [], [], []
-        for where, row in read_rows(paths[0], columns, separator=separator):
+        rows = read_records(paths[0], columns=columns, separator=separator, what="judgments")
+        for place, row in rows:
+            where = str(place)
             chosen.append(
                 _present(label(row[choice_column], choice_column, where), choice_column, where)
             )
@@ -125,9 +129,10 @@ def length_bias_command(
     """How the judge's preference for A follows the length difference len(A) - len(B):
     correlation and logistic slope (sandwich SE, per unit of length), beside the humans'
     with --human-column, and the slope difference judge - human."""
+    from evalsig.data.readers.records import read_records
     from evalsig.errors import DataError
     from evalsig.judge import length_bias
-    from evalsig.judge.table import read_rows
+    from evalsig.judge.bias import length_difference
 
     pair = (length_a_column, length_b_column)
     if length_difference_column is not None and any(c is not None for c in pair):
@@ -142,9 +147,11 @@ def length_bias_command(
     columns = [preference_column, *lengths, *([human_column] if human_column else [])]
     with data_errors(), stdin_paths([file]) as paths:
         preference: list[int] = []
-        difference: list[float] = []
+        sizes: list[list[float]] = [[] for _ in lengths]
         human: list[float | None] = []
-        for where, row in read_rows(paths[0], columns, separator=separator):
+        rows = read_records(paths[0], columns=columns, separator=separator, what="judgments")
+        for place, row in rows:
+            where = str(place)
             value = _preference(row[preference_column], preference_column, where)
             if value is None:
                 raise DataError(
@@ -152,10 +159,17 @@ def length_bias_command(
                     "(drop the rows it did not judge)."
                 )
             preference.append(value)
-            sizes = [_number(row[c], c, where) for c in lengths]
-            difference.append(sizes[0] if len(sizes) == 1 else sizes[0] - sizes[1])
+            for column, values in zip(lengths, sizes, strict=True):
+                values.append(_number(row[column], column, where))
+                if length_difference_column is None and values[-1] < 0:
+                    raise DataError(
+                        f"{where}: {column} is {examples([row[column]], 1)}, a negative "
+                        "length; a length counts tokens, words or characters, so it is 0 or "
+                        "more. Check the column."
+                    )
             if human_column is not None:
                 human.append(_preference(row[human_column], human_column, where))
+        difference = sizes[0] if len(sizes) == 1 else length_difference(*sizes)
         result = length_bias(
             preference,
             difference,
@@ -211,8 +225,8 @@ def _preference(value: Any, column: str, where: str) -> int | None:
     if read == 0 or read == 1:
         return int(read)
     raise DataError(
-        f"{where}: {column} is {value!r}; use 1 or A when response A is preferred, 0 or B when "
-        "B is (leave ties out, or map them first)."
+        f"{where}: {column} is {examples([value], 1)}; use 1 or A when response A is "
+        "preferred, 0 or B when B is (leave ties out, or map them first)."
     )
 
 
@@ -223,6 +237,7 @@ def _number(value: Any, column: str, where: str) -> float:
     read = label(value, column, where)
     if read is None or isinstance(read, str):
         raise DataError(
-            f"{where}: {column} is {value!r}, not a number; give every response's length."
+            f"{where}: {column} is {examples([value], 1)}, not a number; give every "
+            "response's length."
         )
     return float(read)

@@ -1,7 +1,7 @@
 """``evalsig ingest PATH... --store FILE`` and ``evalsig store-info --store FILE``.
 
 ``ingest`` reads result files once into a DuckDB results store (``pip install
-'evalsig[store]'``), one line per path: ingested (scores, models, tasks) or skipped
+'evalsig-stats[store]'``), one line per path: ingested (scores, models, tasks) or skipped
 (its content is already stored for that model and task); then a summary. A path ``-``
 reads standard input (once), named ``-`` in the report. ``store-info``
 lists what a store holds: per task its metrics, models, item counts and runs.

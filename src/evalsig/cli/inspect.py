@@ -31,6 +31,7 @@ from evalsig.cli.stdin import stdin_paths
 
 if TYPE_CHECKING:
     from evalsig.data import Description
+    from evalsig.data.readers import TaskDescription
     from evalsig.plugins import Plugin
 
 __all__ = ["inspect_command", "plugins_command", "plugins_text"]
@@ -53,7 +54,9 @@ def inspect_command(
     and each task's score with its interval (the default of evalsig score).
 
     Tables (CSV, JSON, Parquet) are described with the column options that compare would
-    be given, e.g. evalsig inspect scores.csv --task-column task --run seed.
+    be given, e.g. evalsig inspect scores.csv --task-column task --run seed. Bookkeeping
+    statistics (HELM's token counts, runtimes, request settings) are described by their
+    mean, never scored; a folder of several models' logs is scored model by model.
     """
     from evalsig.data import describe
 
@@ -71,9 +74,15 @@ def inspect_command(
         for path in map(Path, read_paths):
             description = describe(path, **options)
             found.append((path, description, scores(path, description, options)))
+    payload = [{"path": str(p), **asdict(d), "scores": s} for p, d, s in found]
     if output_format is OutputFormat.json:
-        payload = [{"path": str(p), **asdict(d), "scores": s} for p, d, s in found]
         typer.echo(json.dumps(payload, indent=2, allow_nan=False))
+        return
+    if output_format is OutputFormat.html:
+        from evalsig.report import inspect as views
+        from evalsig.report.html import page
+
+        typer.echo(page([{"kind": views.KIND, **entry} for entry in payload], title="Inspect"))
         return
     console = result_console()
     for path, description, scored in found:
@@ -88,7 +97,9 @@ def scores(path: Path, d: Description, options: dict[str, Any]) -> list[dict[str
     with its defaults, as ``evalsig score`` gives it, on the data read as ``describe`` read
     them. One entry per task, metric and filter: ``task``, ``metric``, ``filter``, ``score``
     (the :class:`~evalsig.score.ScoreResult` JSON) and ``error`` (why it could not be
-    scored; one of the two is null)."""
+    scored; one of the two is null); files of several models give one entry per model
+    too, with its ``model``. Bookkeeping statistics (:attr:`TaskDescription.descriptive`)
+    are not scores and get no entry."""
     from evalsig.data import load, load_tasks
     from evalsig.errors import EvalsigError
     from evalsig.score import score
@@ -99,7 +110,20 @@ def scores(path: Path, d: Description, options: dict[str, Any]) -> list[dict[str
         except EvalsigError as exc:
             return {"score": None, "error": str(exc)}
 
-    if all(len(t.metrics) == 1 and len(t.filters) <= 1 for t in d.tasks):
+    metrics = {t.name: _scored_metrics(t) for t in d.tasks}
+    if len(d.models) > 1:
+        by_model = _by_model(path, options)
+        if by_model is not None:
+            return [
+                {"task": task, "metric": table.origin.metric if table.origin else "score"}
+                | {"filter": table.origin.filter if table.origin else None, "model": model}
+                | scored(table)
+                for model, tables in by_model.items()
+                for task, table in tables.items()
+            ]
+    if all(
+        len(m) == 1 and len(t.filters) <= 1 for t, m in zip(d.tasks, metrics.values(), strict=True)
+    ):
         try:  # one read for every task
             tables = load_tasks(path, **options)
         except EvalsigError:
@@ -112,7 +136,7 @@ def scores(path: Path, d: Description, options: dict[str, Any]) -> list[dict[str
             ]
     out = []
     for t in d.tasks:
-        for metric in t.metrics:
+        for metric in metrics[t.name]:
             for chosen in t.filters or (None,):
                 entry: dict[str, Any] = {"task": t.name, "metric": metric, "filter": chosen}
                 try:
@@ -130,8 +154,35 @@ def scores(path: Path, d: Description, options: dict[str, Any]) -> list[dict[str
     return out
 
 
+def _scored_metrics(t: TaskDescription) -> list[str]:
+    """A task's metrics that are scores (not bookkeeping statistics)."""
+    bookkeeping = {metric for metric, _, _ in t.descriptive}
+    return [metric for metric in t.metrics if metric not in bookkeeping]
+
+
+def _by_model(path: Path, options: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """Each model's tables of logs that name several models; None when they cannot be
+    read so (several metrics to choose, say): each task then says why it is not scored."""
+    from evalsig.data.models import harness_models
+    from evalsig.errors import EvalsigError
+
+    read = {k: v for k, v in options.items() if k in HARNESS_OPTIONS and v is not None}
+    try:
+        return harness_models(path, **read)
+    except EvalsigError:
+        return None
+
+
+HARNESS_OPTIONS = ("format", "where", "id_column", "score_column", "run_column")
+"""The options of ``inspect`` that :func:`evalsig.data.models.harness_models` takes."""
+
+
 def _print(console: Console, path: Path, d: Description, scored: list[dict[str, Any]]) -> None:
+    from evalsig.report import inspect as views
+
     console.print(f"{path}  [{', '.join(d.layouts)}]", style="bold", markup=False)
+    if len(d.models) > 1:
+        console.print(f"  models: {', '.join(d.models)}", markup=False)
     table = Table(show_edge=False, pad_edge=False)
     for column in ("task", "items", "runs", "metrics", "filters", "scores", "missing"):
         table.add_column(column)
@@ -141,7 +192,7 @@ def _print(console: Console, path: Path, d: Description, scored: list[dict[str, 
             t.name or "(all rows)",
             f"{t.n_items:,}",
             runs,
-            ", ".join(t.metrics),
+            ", ".join(t.metrics) or "-",
             ", ".join(t.filters) or "-",
             t.scale,
             f"{t.n_missing:,}",
@@ -149,10 +200,15 @@ def _print(console: Console, path: Path, d: Description, scored: list[dict[str, 
     console.print(table)
     if scored:
         console.print("  scores (the interval of evalsig score, method auto):", markup=False)
-        for line in _aligned([list(SCORE_HEADER), *_score_rows(scored)]):
+        for line in _aligned([list(views.SCORE_HEADER), *views.score_rows(scored)]):
             console.print(f"    {line}", markup=False)
-        for line in _unscored(scored):
+        for line in views.unscored(scored):
             console.print(f"    {line}", style="red", markup=False)
+    described = views.descriptive_rows([asdict(t) for t in d.tasks])
+    if described:
+        console.print(f"  {BOOKKEEPING}:", markup=False)
+        for line in _aligned([list(views.DESCRIPTIVE_HEADER), *described]):
+            console.print(f"    {line}", markup=False)
     if d.cluster_fields:
         console.print(f"  cluster fields: {', '.join(d.cluster_fields)}", markup=False)
     if d.key_fields:
@@ -171,37 +227,10 @@ def _print(console: Console, path: Path, d: Description, scored: list[dict[str, 
     console.print()
 
 
-SCORE_HEADER = ("task", "metric", "score", "interval", "method", "data")
-"""Columns of each file's scores: one row per task, metric and filter."""
-
-
-def _score_rows(scored: list[dict[str, Any]]) -> list[list[str]]:
-    """One row per entry of :func:`scores`: the score and interval as evalsig score shows
-    them, or 'not scored' and why."""
-    from evalsig.report import score as views
-
-    rows = []
-    for entry in scored:
-        metric = entry["metric"] + (f" ({entry['filter']})" if entry["filter"] else "")
-        head = [entry["task"] or "(all rows)", metric]
-        r = entry["score"]
-        if r is None:
-            rows.append([*head, "not scored (below)", "-", "-", "-"])
-        else:
-            interval = views.interval(r)
-            rows.append(
-                [*head, views.value(r, r["estimate"]), interval, r["method"], views.sizes(r)]
-            )
-    return rows
-
-
-def _unscored(scored: list[dict[str, Any]]) -> list[str]:
-    """'one (score): why it could not be scored', for each entry without a score."""
-    return [
-        f"{e['task'] or '(all rows)'} ({e['metric']}): not scored: {e['error']}"
-        for e in scored
-        if e["score"] is None
-    ]
+BOOKKEEPING = (
+    "bookkeeping statistics (token counts, runtimes, request settings: not scores, so their "
+    "mean and no interval)"
+)
 
 
 def _aligned(table: list[list[str]]) -> list[str]:
@@ -213,6 +242,7 @@ def _aligned(table: list[list[str]]) -> list[str]:
 
 
 def _markdown(path: Path, d: Description, scored: list[dict[str, Any]]) -> str:
+    from evalsig.report import inspect as views
     from evalsig.report.comparison import md as _md
 
     lines = [
@@ -224,13 +254,22 @@ def _markdown(path: Path, d: Description, scored: list[dict[str, Any]]) -> str:
     for t in d.tasks:
         lines.append(
             f"| {_md(t.name or '(all rows)')} | {t.n_items} | {t.runs[0]}-{t.runs[1]} | "
-            f"{_md(', '.join(t.metrics))} | {_md(', '.join(t.filters) or '-')} | {t.n_missing} |"
+            f"{_md(', '.join(t.metrics) or '-')} | {_md(', '.join(t.filters) or '-')} | "
+            f"{t.n_missing} |"
         )
+    header: tuple[str, ...] = views.SCORE_HEADER
     if scored:
-        lines += ["", "| " + " | ".join(SCORE_HEADER) + " |", "|---" * len(SCORE_HEADER) + "|"]
-        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in _score_rows(scored)]
+        lines += ["", "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in views.score_rows(scored)]
         lines.append("")
-        lines += [f"- {_md(line)}" for line in _unscored(scored)]
+        lines += [f"- {_md(line)}" for line in views.unscored(scored)]
+    described = views.descriptive_rows([asdict(t) for t in d.tasks])
+    if described:
+        header = views.DESCRIPTIVE_HEADER
+        lines += ["", f"{BOOKKEEPING}:", ""]
+        lines += ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+        lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in described]
+        lines.append("")
     lines += [f"- {_md(p)}" for p in d.problems] + [f"- {_md(n)}" for n in d.notes]
     return "\n".join(lines) + "\n"
 

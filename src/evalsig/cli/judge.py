@@ -39,7 +39,15 @@ def judge_command(
     cluster_column: ClusterColumn = None,
     model_column: Annotated[
         str | None,
-        typer.Option("--model-column", help="Column naming the model (paired difference)."),
+        typer.Option(
+            "--model-column",
+            help="Column naming each row's model (default: a column named model, model_name, "
+            "model_id or generator).",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="Use only this model's rows (of the model column)."),
     ] = None,
     baseline: Annotated[
         str | None, typer.Option(help="The baseline model's name in --model-column.")
@@ -66,7 +74,8 @@ def judge_command(
     --model-column, --baseline and --candidate, candidate minus baseline.
 
     Rows with the same --id are one item (several judge samples are averaged). The labeled
-    items must be a uniformly random subset of the items.
+    items must be a uniformly random subset of the items. A model column holding several
+    models is never pooled: choose one with --model, or two with --baseline and --candidate.
     """
     from dataclasses import replace
 
@@ -75,10 +84,16 @@ def judge_command(
     from evalsig.judge.table import read_judge_table
     from evalsig.report import judge as views
 
-    paired = (model_column, baseline, candidate)
-    if any(v is not None for v in paired) and not all(v is not None for v in paired):
+    paired = (baseline, candidate)
+    if any(v is not None for v in paired) and (
+        model_column is None or not all(v is not None for v in paired)
+    ):
         raise typer.BadParameter(
             "a paired difference needs all of --model-column, --baseline and --candidate."
+        )
+    if model is not None and baseline is not None:
+        raise typer.BadParameter(
+            "give --model (one model) or --baseline and --candidate (two), not both."
         )
     if baseline is None and alternative is not None:
         raise typer.BadParameter("--alternative is for a paired difference (--baseline ...).")
@@ -92,6 +107,7 @@ def judge_command(
             cluster_column=cluster_column,
             model_column=model_column,
             models=models,
+            model=model,
             separator=separator,
         )
         clusters = table.clusters() if cluster_column is not None else None
@@ -149,6 +165,18 @@ def judge_plan_command(
     human_column: Annotated[
         str | None,
         typer.Option("--human-column", help="Pilot: column of the human label; empty = none."),
+    ] = None,
+    model_column: Annotated[
+        str | None,
+        typer.Option(
+            "--model-column",
+            help="Pilot: column naming each row's model (default: a column named model, "
+            "model_name, model_id or generator).",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="Pilot: use only this model's rows."),
     ] = None,
     correlation: Annotated[
         float | None,
@@ -211,6 +239,8 @@ def judge_plan_command(
             raise typer.BadParameter(
                 "give a pilot FILE or --correlation / --human-sd / --judge-sd, not both."
             )
+    elif model is not None or model_column is not None:
+        raise typer.BadParameter("--model and --model-column choose rows of a pilot FILE.")
     elif correlation is None or human_sd is None:
         raise typer.BadParameter("without a pilot FILE, give --correlation and --human-sd.")
     elif n_unlabeled is None:
@@ -220,7 +250,12 @@ def judge_plan_command(
         record = None
         if file is not None and judge_column is not None and human_column is not None:
             table = read_judge_table(
-                paths[0], judge_column=judge_column, human_column=human_column, separator=separator
+                paths[0],
+                judge_column=judge_column,
+                human_column=human_column,
+                model_column=model_column,
+                model=model,
+                separator=separator,
             )
             unlabeled, labeled, human = table.split(0)
             measured = pilot([sum(s) / len(s) for s in labeled], human)

@@ -263,20 +263,23 @@ def _from_folder(
     read: dict[str, Any],
     policy: dict[str, Any],
 ) -> dict[str, ModelScores]:
-    """One entry (file or folder) per model, named after it; tasks come from the readers."""
+    """One entry (file or folder) per model, named after it; tasks come from the readers.
+    A folder of logs that name their models (an Inspect eval set) is read by those names."""
     from evalsig.data import load_tasks
-    from evalsig.data.models import model_scores
+    from evalsig.data.models import harness_models, model_scores
 
     entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
-    if len(entries) < 2:
+    per_model = harness_models(str(folder), **read)
+    if per_model is None and len(entries) < 2:
         raise DataError(
             f"{folder}: {len(entries)} entries; a leaderboard folder holds one file or "
             "folder of results per model (at least 2)."
         )
-    per_model = {
-        entry.stem if entry.is_file() else entry.name: load_tasks(str(entry), **read)
-        for entry in entries
-    }
+    if per_model is None:
+        per_model = {
+            entry.stem if entry.is_file() else entry.name: load_tasks(str(entry), **read)
+            for entry in entries
+        }
     shared = set.intersection(*(set(t) for t in per_model.values()))
     chosen = tasks or sorted(shared)
     if not chosen:

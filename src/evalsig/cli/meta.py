@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors, note
-from evalsig.cli.options import Format, Output
+from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail, note
+from evalsig.cli.options import Format, Output, numbers_for_files
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import stdin_paths
 
@@ -84,6 +84,13 @@ def meta_command(
     from evalsig.meta import synthesize
     from evalsig.report import meta as views
 
+    if numbers_for_files([reports]):
+        fail(
+            f"{reports}: no such file; meta reads a table of reports (model, benchmark, "
+            "source, score, and se or n), one row per reported score, not numbers: write the "
+            "scores into a CSV file and give its path.",
+            EXIT_USAGE,
+        )
     with data_errors(), stdin_paths([reports]) as paths:
         result = synthesize(
             Path(paths[0]),

@@ -10,17 +10,14 @@ what was read up to the last report.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import math
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TextIO
+from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -279,30 +276,19 @@ def _lines(
 def _raw_lines(
     source: str, *, follow: bool, timeout: float, poll: float
 ) -> Iterator[tuple[int, str]]:
-    if source == "-":
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
-        try:
-            number = 0
-            while line := _readline(stream, "standard input", number):
-                number += 1
-                yield number, line
-        finally:
-            stream.detach()  # standard input stays open
-        return
-    path = Path(source)
-    try:
-        handle = path.open(encoding="utf-8", newline="")
-    except OSError as exc:
-        from evalsig.data.readers.streams import open_error
+    """Numbered lines of ``source`` as they arrive, opened by the input layer
+    (:func:`evalsig.data.readers.records.open_stream`: gzip by its signature, binary
+    formats named, a directory refused); following a file, wait for more until timeout."""
+    from evalsig.data.readers.records import open_stream
 
-        raise open_error(path, exc) from None
-    with handle:
+    name = "standard input" if source == "-" else source
+    with open_stream(source, follow=follow) as handle:
         number, pending, waited_since = 0, "", time.monotonic()
         while True:
-            chunk = _readline(handle, str(path), number)
+            chunk = _readline(handle, name, number)
             if chunk:
                 if len(pending) > MAX_LINE:
-                    raise _long_line(str(path), number + 1)
+                    raise _long_line(name, number + 1)
                 pending += chunk
                 waited_since = time.monotonic()
                 if pending.endswith("\n") or not follow:
@@ -328,7 +314,7 @@ def _long_line(source: str, number: int) -> DataError:
     )
 
 
-def _readline(stream: TextIO, source: str, number: int) -> str:
+def _readline(stream: IO[str], source: str, number: int) -> str:
     """One line (at most MAX_LINE characters), or a one-line error for text that is not UTF-8."""
     try:
         line = stream.readline(MAX_LINE + 1)
@@ -350,11 +336,38 @@ def _rows(
     read: _Read,
 ) -> Iterator[tuple[float, float | None]]:
     """(baseline, candidate) or (difference, None) per data line, validated; errors name
-    ``source`` and the line. ``read.columns`` records the columns used."""
-    if fmt is InputFormat.jsonl:
-        yield from _json_rows(lines, columns, source, read)
-    else:
-        yield from _csv_rows(lines, columns, "\t" if fmt is InputFormat.tsv else ",", source, read)
+    ``source`` and the line. ``read.columns`` records the columns used. The lines are
+    parsed by the input layer (:func:`evalsig.data.readers.records.parse_lines`): a table's
+    header checked, JSON Lines as strict JSON, an input without rows an error."""
+    from evalsig.data.readers.records import parse_lines
+
+    names: tuple[str, ...] | None = None
+
+    def header(found: list[str], where: object) -> None:
+        nonlocal names
+        names = read.columns = _fields(found, columns, f"{where} (the header)")
+
+    kind: Literal["csv", "tsv", "jsonl"] = (
+        "jsonl" if fmt is InputFormat.jsonl else "tsv" if fmt is InputFormat.tsv else "csv"
+    )
+    records = parse_lines(
+        lines,
+        format=kind,
+        source=source,
+        strict=True,
+        what="paired results",
+        on_header=header,
+    )
+    for where, record in records:
+        if names is None:  # JSON Lines: the first record's fields
+            names = read.columns = _fields(list(record), columns, str(where))
+        missing = [name for name in names if name not in record]
+        if missing:
+            raise DataError(
+                f"{where}: field {missing[0]!r} is missing; every line needs "
+                f"{' and '.join(map(repr, names))}."
+            )
+        yield _pair([record[name] for name in names], names, str(where))
 
 
 def _fields(found: list[str], columns: tuple[str, str, str], where: str) -> tuple[str, ...]:
@@ -373,61 +386,6 @@ def _fields(found: list[str], columns: tuple[str, str, str], where: str) -> tupl
         f"{shown or 'none'}. Name them with --baseline-column and --candidate-column, or "
         "--difference-column."
     )
-
-
-def _csv_rows(
-    lines: Iterator[tuple[int, str]],
-    columns: tuple[str, str, str],
-    delimiter: str,
-    source: str,
-    read: _Read,
-) -> Iterator[tuple[float, float | None]]:
-    header: list[str] | None = None
-    positions: list[int] = []
-    names: tuple[str, ...] = ()
-    for number, line in lines:
-        if not line.strip():
-            continue
-        try:
-            cells = next(csv.reader([line], delimiter=delimiter))
-        except csv.Error as exc:
-            raise DataError(f"{source}: line {number}: not valid CSV ({exc}).") from None
-        if header is None:
-            header = [cell.strip() for cell in cells]
-            names = read.columns = _fields(header, columns, f"{source}: line {number} (the header)")
-            positions = [header.index(name) for name in names]
-            continue
-        if len(cells) != len(header):
-            raise DataError(
-                f"{source}: line {number}: {len(cells)} fields, but the header has {len(header)}; "
-                "fix or remove the row (evalsig never skips rows)."
-            )
-        yield _pair([cells[p] for p in positions], names, f"{source}: line {number}")
-
-
-def _json_rows(
-    lines: Iterator[tuple[int, str]], columns: tuple[str, str, str], source: str, read: _Read
-) -> Iterator[tuple[float, float | None]]:
-    from evalsig._documents import load_json
-
-    names: tuple[str, ...] | None = None
-    for number, line in lines:
-        if not line.strip():
-            continue
-        record = load_json(line, f"{source}: line {number}")
-        if not isinstance(record, dict):
-            raise DataError(
-                f"{source}: line {number}: expected a JSON object, got {line.strip()[:40]!r}."
-            )
-        if names is None:
-            names = read.columns = _fields(list(record), columns, f"{source}: line {number}")
-        missing = [name for name in names if name not in record]
-        if missing:
-            raise DataError(
-                f"{source}: line {number}: field {missing[0]!r} is missing; every line needs "
-                f"{' and '.join(map(repr, names))}."
-            )
-        yield _pair([record[name] for name in names], names, f"{source}: line {number}")
 
 
 def _pair(raw: list[object], names: tuple[str, ...], where: str) -> tuple[float, float | None]:

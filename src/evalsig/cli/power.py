@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail
 from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
     ClusterColumn,
@@ -28,6 +28,7 @@ from evalsig.cli.options import (
     Task,
     TaskColumn,
     Where,
+    numbers_for_files,
     read_options,
     renamed,
 )
@@ -126,6 +127,14 @@ def power_command(
     from evalsig.power import power_analysis, power_analysis_paired
     from evalsig.report import power as views
 
+    numbers = numbers_for_files(pilot or [])
+    if numbers:
+        fail(
+            f"{' '.join(numbers)}: the arguments of power are pilot result files (BASELINE "
+            "CANDIDATE), not numbers; give rates as --p01 and --p10 (e.g. --p01 0.075 --p10 "
+            "0.065), or --effect and --sd.",
+            EXIT_USAGE,
+        )
     with data_errors():
         common = {"alpha": alpha, "power": power, "alternative": alternative.value}
         if pilot:

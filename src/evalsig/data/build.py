@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from evalsig.data.table import LazyLabels, ScoreTable
-from evalsig.data.validate import check_scores, numeric_array
+from evalsig.data.validate import check_scores, nearly_binary, numeric_array
 from evalsig.errors import DataError, examples
 
 __all__ = ["factorize", "table_from_long", "table_from_mapping", "table_from_matrix"]
@@ -79,8 +79,11 @@ def table_from_matrix(values: object, *, source: str) -> ScoreTable:
         raise DataError(f"`{source}` is empty: it has no scores to compare.")
     binary = check_scores(matrix, what=f"`{source}`", label=lambda pos: [f"item {p}" for p in pos])
     notes: tuple[str, ...] = ()
+    stray = None if binary else nearly_binary(matrix, what=f"`{source}`", label=_items)
+    if stray is not None:
+        notes = (stray,)
     if array.ndim == 2 and n_runs > n_items:
-        notes = (
+        notes += (
             f"`{source}` has more runs ({n_runs}) than items ({n_items}); 2-D arrays are "
             "read as runs x items, so transpose yours if it is items x runs.",
         )
@@ -92,6 +95,14 @@ def table_from_matrix(values: object, *, source: str) -> ScoreTable:
         source=source,
         notes=notes,
     )
+
+
+def _item(item_ids: np.ndarray | LazyLabels, codes: np.ndarray, position: int) -> str:
+    return f"item {item_ids[codes[position]]!r}"
+
+
+def _items(positions: Sequence[int] | np.ndarray) -> list[str]:
+    return [f"item {int(p)}" for p in positions]
 
 
 def table_from_long(
@@ -145,11 +156,16 @@ def table_from_long(
     codes, item_ids = (ids.codes, ids.uniques) if isinstance(ids, Factorized) else factorize(ids)
     what = scores_name or f"{source}: column '{names['score']}'"
     values = numeric_array(scores, what=what, label=row)
-    binary = check_scores(
-        values,
-        what=what,
-        label=lambda pos: [f"item {item_ids[codes[p]]!r} ({row([p])[0]})" for p in pos],
-    )
+
+    def item(pos: Sequence[int] | np.ndarray) -> list[str]:
+        return [f"item {item_ids[codes[p]]!r} ({row([p])[0]})" for p in pos]
+
+    binary = check_scores(values, what=what, label=item)
+    if not binary:  # items only: a note is the same whichever path read the file
+        stray = nearly_binary(
+            values, what=what, label=lambda pos: [_item(item_ids, codes, p) for p in pos]
+        )
+        notes = notes if stray is None else (*notes, stray)
     if not (binary and values.dtype.kind in "biu"):
         values = values.astype(np.float64, copy=False)  # 0/1 integers are summed as they are
     n_items = len(item_ids)
@@ -256,9 +272,8 @@ def _bincount_sums(
         width = len(run_labels)
         dup = _repeated(codes.astype(np.int64, copy=False) * width + run_codes, n_items * width)
         if dup.size:
-            shown = [
-                f"(item {item_ids[k // width]!r}, run {run_labels[k % width]!r})" for k in dup[:3]
-            ]
+            pairs = [([item_ids[k // width]], [run_labels[k % width]]) for k in dup[:3]]
+            shown = [f"(item {examples(i)}, run {examples(r)})" for i, r in pairs]  # shortened
             raise DataError(
                 f"{source}: {len(dup)} (item, run) pair(s) appear more than once: "
                 f"{', '.join(shown)}{', ...' if len(dup) > 3 else ''}; each item can have "

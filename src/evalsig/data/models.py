@@ -10,6 +10,7 @@ scored as wrong; the result records how many items each model had and lost.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, cast
@@ -19,15 +20,17 @@ import numpy as np
 from evalsig.data.agreement import check_policy, describe_mismatches, key_mismatches, shared_items
 from evalsig.data.build import factorize
 from evalsig.data.load import load, load_tasks
-from evalsig.data.paired import OnMismatch, OnMissing
+from evalsig.data.paired import OnMismatch, OnMissing, mismatch_message
 from evalsig.data.provenance import Origin
+from evalsig.data.readers import ReadOptions, _expand, _pick, collect
 from evalsig.data.table import ScoreTable, same_ids
-from evalsig.errors import AlignmentError, DataError, examples
+from evalsig.errors import AlignmentError, DataError, EvalsigError, examples
 
 __all__ = [
     "ModelScores",
     "align_models",
     "check_clusters",
+    "harness_models",
     "load_models",
     "model_scores",
     "same_ids",
@@ -146,6 +149,13 @@ def model_scores(
             f"({examples(tables)}). Check the model column."
         )
     names = tuple(str(k) for k in tables)
+    empty = [i for i, name in enumerate(names) if not name.strip()]
+    if empty:
+        raise DataError(
+            f"model {empty[0] + 1} of {len(names)} has an empty name ({names[empty[0]]!r}); "
+            "every model needs a name to be ranked and reported: fill in the model column "
+            "or the mapping's keys."
+        )
     tables = _by_position(tables)
     for name, table in tables.items():
         if table.by_position:
@@ -257,18 +267,14 @@ def align_models(
         n_mismatched = int(mismatched.sum())
         if n_mismatched:
             what = describe_mismatches(names, ids[keep], key_codes, scores.key_labels, mismatched)
+            compared = int(np.count_nonzero((key_codes >= 0).sum(axis=0) >= 2))
+            message = mismatch_message(what, n_mismatched, compared, on_mismatch, scope="models")
             if on_mismatch == "error":
-                raise AlignmentError(
-                    f"{what}: the models did not all score the same thing (a revised answer "
-                    "key or dataset version?). Pass on_mismatch='exclude' (CLI: --on-mismatch "
-                    "exclude) to drop them for every model or 'keep' to compare anyway; the "
-                    "result records the choice."
-                )
+                raise AlignmentError(message)
+            notes.append(message)
             if on_mismatch == "exclude":
-                notes.append(f"{what}; excluded them for every model (on_mismatch='exclude').")
                 keep, key_codes = keep[~mismatched], key_codes[:, ~mismatched]
             else:
-                notes.append(f"{what}; compared them anyway (on_mismatch='keep').")
                 key_codes = key_codes.copy()
                 key_codes[:, mismatched] = -1  # accepted: a later alignment does not recount
     if keep.size < 2:
@@ -353,16 +359,101 @@ def load_models(
         "key_column": key_column,
         "format": format,
     }
+    named = None if isinstance(data, Mapping) else harness_models(data, **columns)
     if isinstance(data, Mapping):
         tables = {
             str(name): load(scores, name=str(name), **columns) for name, scores in data.items()
         }
+    elif named is not None:
+        tables = _one_task(named, data)
     else:
         tables = {
             name: _named_by_column(table, name)
             for name, table in load_tasks(data, task_column=model_column, **columns).items()
         }
     return model_scores(tables, on_missing=on_missing, on_mismatch=on_mismatch)
+
+
+def harness_models(
+    data: Any,
+    /,
+    *,
+    id_column: str | None = None,
+    score_column: str | None = None,
+    run_column: str | None = None,
+    cluster_column: str | None = None,
+    key_column: str | None = None,
+    task_column: str | None = None,
+    where: Mapping[str, str] | None = None,
+    task: str | None = None,
+    metric: str | None = None,
+    filter: str | None = None,
+    split: str | None = None,
+    separator: str | None = None,
+    format: str = "auto",
+) -> dict[str, dict[str, ScoreTable]] | None:
+    """Each model's tables, ``{model: {task: table}}``, of harness logs that name their
+    model one by one (an Inspect eval-set folder, a glob of several models' logs).
+
+    None when ``data`` is not such logs (a long table names its models in a column, a
+    folder holds one entry per model), or when the logs name no model. A log that names
+    no model beside logs that do is an error: it could be any of them.
+    """
+    if not isinstance(data, (str, os.PathLike)) and not (
+        isinstance(data, (list, tuple))
+        and data
+        and all(isinstance(p, (str, os.PathLike)) for p in data)
+    ):
+        return None
+    try:
+        files = _expand(data)
+        logs = all(getattr(_pick(f, format), "logs_name_models", False) for f in files)
+    except EvalsigError:
+        return None  # reading the files says what is wrong
+    if not logs:
+        return None
+    options = ReadOptions(
+        id_column=id_column,
+        score_column=score_column,
+        run_column=run_column,
+        cluster_column=cluster_column,
+        key_column=key_column,
+        task_column=task_column,
+        where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
+        task=task,
+        metric=metric,
+        filter=filter,
+        split=split,
+        separator=separator,
+    )
+    by_model = collect(data, options, format=format).by_model()
+    if by_model is None:
+        return None
+    return {
+        name: {task: _named_by_log(table, name) for task, table in models.tables().items()}
+        for name, models in by_model.items()
+    }
+
+
+def _named_by_log(table: ScoreTable, name: str) -> ScoreTable:
+    if table.origin is None:
+        return table
+    return replace(table, origin=replace(table.origin, model=name, model_from="harness metadata"))
+
+
+def _one_task(named: Mapping[str, Mapping[str, ScoreTable]], data: Any) -> dict[str, ScoreTable]:
+    """Each model's table of the one task all the logs hold."""
+    tasks = sorted({task for tables in named.values() for task in tables})
+    if len(tasks) != 1:
+        raise DataError(
+            f"{data}: the logs hold {len(tasks)} tasks ({examples(tasks)}); rank one task at "
+            "a time: pass that task's logs, or the folder to evalsig leaderboard (one "
+            "leaderboard per task)."
+        )
+    lacking = [name for name, tables in named.items() if tasks[0] not in tables]
+    if lacking:
+        raise DataError(f"{data}: no logs of task {tasks[0]!r} for {examples(lacking)}.")
+    return {name: tables[tasks[0]] for name, tables in named.items()}
 
 
 def _named_by_column(table: ScoreTable, name: str) -> ScoreTable:

@@ -24,6 +24,7 @@ __all__ = [
     "PairedScores",
     "labels_by_id",
     "labels_in_order",
+    "mismatch_message",
     "pair",
     "table_cluster_codes",
 ]
@@ -200,11 +201,12 @@ def _check_keys(
     if baseline.keys is None or candidate.keys is None:
         return baseline, candidate, 0
     a, b = baseline.keys, candidate.keys
-    differ = np.fromiter(
-        (x is not None and y is not None and x != y for x, y in zip(a, b, strict=True)),
-        dtype=bool,
+    state = np.fromiter(  # 0: a side has no key, 1: the same key, 2: different keys
+        (0 if x is None or y is None else 1 if x == y else 2 for x, y in zip(a, b, strict=True)),
+        dtype=np.int8,
         count=len(a),
     )
+    differ = state == 2
     n = int(differ.sum())
     if n == 0:
         return baseline, candidate, 0
@@ -218,18 +220,51 @@ def _check_keys(
         f"{n} item(s) have a different content key (gold answer, target or document hash) in "
         f"baseline and candidate ({shown})"
     )
+    compared = int(np.count_nonzero(state))
+    message = mismatch_message(what, n, compared, on_mismatch, scope="two sides")
     if on_mismatch == "error":
-        raise AlignmentError(
-            f"{what}: the two sides did not score the same thing (a revised answer key or "
-            "dataset version?). Pass on_mismatch='exclude' (CLI: --on-mismatch exclude) to "
-            "drop them or 'keep' to compare anyway; the result records the choice."
-        )
+        raise AlignmentError(message)
+    notes.append(message)
     if on_mismatch == "keep":
-        notes.append(f"{what}; compared anyway (on_mismatch='keep').")
         return baseline, candidate, n
     keep = np.flatnonzero(~differ)
-    notes.append(f"{what}; excluded them (on_mismatch='exclude').")
     return baseline.take(keep), candidate.take(keep), n
+
+
+def mismatch_message(
+    what: str, n_differ: int, n_compared: int, on_mismatch: OnMismatch, *, scope: str
+) -> str:
+    """The error or note for items whose content keys differ (one wording for
+    :func:`pair` and the many-model alignment).
+
+    ``what`` says which items differ; ``n_compared`` counts the items whose keys could be
+    compared (both sides have one). A few differing keys are a revised answer key or
+    dataset version: the error offers ``on_mismatch``. When most of them differ, the
+    ``scope`` ("two sides", "models") hold different tasks (another benchmark, subset or
+    split, or ids that number other questions): no ``on_mismatch`` makes them comparable,
+    so the error says so and offers none, and a note under 'keep' or 'exclude' says so too.
+    """
+    most = 2 * n_differ > n_compared
+    share = f"{n_differ:,} of the {n_compared:,} items whose content keys can be compared differ"
+    if on_mismatch == "error" and most:
+        return (
+            f"{what}: {share}, so the {scope} look like different tasks (another benchmark, "
+            "subset or split, or item ids that number other questions), not a revised answer "
+            "key. Check that they are the same task (--task / task=, --where) and that their "
+            "item ids name the same items; dropping or keeping the mismatches "
+            "(on_mismatch) would not make them comparable."
+        )
+    every, all_ = (" for every model", " all") if scope == "models" else ("", "")
+    if on_mismatch == "error":
+        return (
+            f"{what}: the {scope} did not{all_} score the same thing (a revised answer key or "
+            "dataset version?). Pass on_mismatch='exclude' (CLI: --on-mismatch exclude) to "
+            f"drop them{every} or 'keep' to compare anyway; the result records the choice."
+        )
+    kept = "compared them anyway" if scope == "models" else "compared anyway"
+    done = kept if on_mismatch == "keep" else f"excluded them{every}"
+    warning = f" Most keys differ ({share}): the {scope} look like different tasks." if most else ""
+    return f"{what}; {done} (on_mismatch={on_mismatch!r}).{warning}"
 
 
 def _align_by_id(

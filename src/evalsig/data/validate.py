@@ -8,7 +8,7 @@ import numpy as np
 
 from evalsig.errors import DataError, examples
 
-__all__ = ["check_scores", "numeric_array"]
+__all__ = ["check_scores", "nearly_binary", "numeric_array"]
 
 Labeller = Callable[[np.ndarray], Sequence[object]]
 """Maps positions of bad values to what a message should show (item ids, rows ...)."""
@@ -138,3 +138,47 @@ def _raise_not_finite(values: np.ndarray, *, what: str, label: Labeller) -> None
         f"{what} has {len(bad)} {kinds} value(s) ({examples(label(bad))}); "
         "drop or fill them before comparing (evalsig never drops scores silently)."
     )
+
+
+STRAY_SHARE = 0.05
+"""The largest share of whole numbers other than 0 and 1 (at least one value) that makes a
+score column look like 0/1 scores with typos rather than counts or ratings."""
+
+
+def nearly_binary(values: np.ndarray, *, what: str, label: Labeller) -> str | None:
+    """A note when scores are 0 and 1 but for a few other whole numbers (a 2, a -1).
+
+    Such a column is read as continuous scores, as it must be (the values are what they
+    are), but that changes the method: no McNemar test, no exact binomial interval. A
+    stray value is more often a typo than a score, so the note names them. ``values`` is
+    1-D (one score per row) or 2-D ``runs x items`` (then items are named).
+
+    >>> nearly_binary(np.array([1, 0, 1, 1, 2, 0]), what="`s`", label=lambda p: list(p))
+    "`s` holds 0 and 1 except 1 value(s) (2 at 4): read as continuous scores, so the \
+methods for 0/1 scores (McNemar's test, exact binomial intervals) are not used; if they are \
+typos, correct them to 0 or 1."
+    """
+    flat = values.reshape(-1)
+    n = flat.size
+    others = n - int(np.count_nonzero(flat == 0)) - int(np.count_nonzero(flat == 1))
+    if others == 0 or others > max(1, STRAY_SHARE * n) or n - others < 2:
+        return None
+    positions = np.flatnonzero((flat != 0) & (flat != 1))
+    odd = flat[positions]
+    if not np.array_equal(odd, np.round(odd)):
+        return None  # a fraction: continuous scores
+    if values.ndim == 2:
+        positions = positions % values.shape[1]
+    where = label(positions[:3])
+    shown = ", ".join(f"{_number(v)} at {w}" for v, w in zip(odd[:3], where, strict=False))
+    more = ", ..." if others > 3 else ""
+    return (
+        f"{what} holds 0 and 1 except {others} value(s) ({shown}{more}): read as continuous "
+        "scores, so the methods for 0/1 scores (McNemar's test, exact binomial intervals) "
+        "are not used; if they are typos, correct them to 0 or 1."
+    )
+
+
+def _number(value: object) -> str:
+    number = float(value)  # type: ignore[arg-type]
+    return f"{number:g}"

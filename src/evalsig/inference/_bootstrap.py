@@ -320,7 +320,10 @@ class BootstrapDistribution:
         return choose_pvalue(greater, less, alternative)
 
     def _invert(self, share: float) -> float:
-        """The nominal level whose BCa-adjusted quantile level is ``share``."""
+        """The nominal level whose BCa-adjusted quantile level is ``share`` (every replicate
+        on one side of 0: ``share`` 0 or 1, the nominal level 0 or 1, never NaN)."""
+        if not 0.0 < share < 1.0:
+            return 0.0 if share <= 0.0 else 1.0
         w = float(special.ndtri(share)) - self.z0
         a = self.acceleration
         if 1 + a * w <= 0:

@@ -23,11 +23,14 @@ __all__ = [
     "as_generator",
     "check_alternative",
     "check_confidence_level",
+    "check_count",
     "check_n_resamples",
+    "check_number",
     "choose_pvalue",
     "invert_test",
     "normal_pvalue",
     "record_seed",
+    "reversed_side_note",
     "seeded",
     "sides_named",
     "t_interval",
@@ -250,10 +253,51 @@ def make_result(
     confidence_level: float,
     **fields: Any,
 ) -> InferenceResult:
-    """Build an :class:`InferenceResult`, computing its interval at ``confidence_level``."""
+    """Build an :class:`InferenceResult`, computing its interval at ``confidence_level``
+    (with :func:`reversed_side_note` when a one-sided test's data point the other way)."""
     low, high = interval(confidence_level, alternative)
     ci = ConfidenceInterval(low=low, high=high, confidence_level=confidence_level)
+    note = reversed_side_note(alternative, interval, confidence_level)
+    if note is not None:
+        fields["notes"] = (*fields.get("notes", ()), note)
     return InferenceResult(alternative=alternative, ci=ci, _interval=interval, **fields)
+
+
+def reversed_side_note(
+    alternative: Alternative, interval: IntervalFn, confidence_level: float
+) -> str | None:
+    """A note when a one-sided test's data point significantly the other way, else None.
+
+    The data point the other way when the opposite side's one-sided interval at the same
+    level excludes 0: the opposite one-sided test rejects at ``alpha = 1 - confidence_level``
+    (p-values and intervals are dual). A one-sided p-value near 1 with such data is most
+    often a baseline and a candidate given in swapped order, or the wrong side. This is the
+    one rule for every paired result (``compare``, the paired tests, pass@k comparisons).
+
+    >>> from functools import partial
+    >>> note = reversed_side_note("greater", partial(t_interval, -0.03, 0.01, 99), 0.95)
+    >>> note.startswith("the data point the other way: candidate - baseline")
+    True
+    >>> reversed_side_note("greater", partial(t_interval, 0.03, 0.01, 99), 0.95) is None
+    True
+    """
+    if alternative == "two-sided":
+        return None
+    opposite: Alternative = "less" if alternative == "greater" else "greater"
+    low, high = interval(confidence_level, opposite)
+    bound = high if opposite == "less" else low
+    if not (bound < 0.0 if opposite == "less" else bound > 0.0):  # NaN: no note
+        return None
+    alpha = 1.0 - confidence_level
+    where, asks = ("below", "better") if opposite == "less" else ("above", "worse")
+    return (
+        f"the data point the other way: candidate - baseline is significantly {where} 0 "
+        f"(the {100 * confidence_level:g}% bound for alternative={opposite!r} is "
+        f"{bound:+.4g}; that test rejects at alpha = {alpha:g}), but "
+        f"alternative={alternative!r} asks whether the candidate is {asks}, so its p-value "
+        "is near 1. Check that baseline and candidate are not given in swapped order, and "
+        "that the side is the one meant (`alternative`; CLI --alternative)."
+    )
 
 
 def check_alternative(alternative: object) -> Alternative:
@@ -277,6 +321,68 @@ def check_confidence_level(confidence_level: object) -> float:
             f"{confidence_level!r}. Use e.g. 0.95 for a 95% interval."
         )
     return level
+
+
+def check_number(
+    value: object,
+    name: str,
+    *,
+    low: float = -math.inf,
+    high: float = math.inf,
+    open_low: bool = False,
+    open_high: bool = False,
+    fix: str = "",
+) -> float:
+    """``value`` as a finite float from ``low`` to ``high`` (an end excluded with
+    ``open_low``/``open_high``), else a :class:`DataError` that names ``name``, shows the
+    value and the range, and ends with ``fix``. NaN, infinities, booleans and text never
+    pass: the one check of a number that an argument, an option or a field gives.
+
+    >>> check_number(4, "k", low=0, open_low=True)
+    4.0
+    >>> check_number(float("nan"), "k", low=0, open_low=True, fix="Use e.g. 4.")
+    Traceback (most recent call last):
+    ...
+    evalsig.errors.DataError: `k` must be a finite number > 0; got nan. Use e.g. 4.
+    """
+    number = math.nan
+    if not isinstance(value, (bool, np.bool_, str, bytes)):
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError, OverflowError):
+            number = math.nan
+    above = number > low if open_low else number >= low
+    below = number < high if open_high else number <= high
+    if not (math.isfinite(number) and above and below):
+        raise DataError(
+            f"`{name}` must be {_number_range(low, high, open_low, open_high)}; got "
+            f"{value!r}." + (f" {fix}" if fix else "")
+        )
+    return number
+
+
+def check_count(value: object, name: str, *, minimum: int = 1, fix: str = "") -> int:
+    """``value`` as an int of at least ``minimum`` (an int or a numpy integer, never a
+    bool or a float), else a :class:`DataError` naming ``name`` and the value."""
+    count = None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        count = int(value)
+    if count is None or count < minimum:
+        raise DataError(
+            f"`{name}` must be a whole number of at least {minimum}; got {value!r}."
+            + (f" {fix}" if fix else "")
+        )
+    return count
+
+
+def _number_range(low: float, high: float, open_low: bool, open_high: bool) -> str:
+    if math.isinf(low) and math.isinf(high):
+        return "a finite number"
+    if math.isinf(high):
+        return f"a finite number {'>' if open_low else '>='} {low:g}"
+    if math.isinf(low):
+        return f"a finite number {'<' if open_high else '<='} {high:g}"
+    return f"a number in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
 
 
 def check_n_resamples(n_resamples: object, *, minimum: int = 100) -> int:

@@ -204,11 +204,13 @@ def _files(location: str) -> tuple[FileRecord, ...]:
 def _header(log: Any) -> dict[str, Any]:
     """The fields of a log file's header that the reader uses, from the log's attributes."""
     error = getattr(log, "error", None)
+    scorers = getattr(getattr(log, "results", None), "scores", None) or []
     return {
         "version": getattr(log, "version", None),
         "status": getattr(log, "status", None),
         "eval": {"task": log.eval.task, "model": getattr(log.eval, "model", None)},
         "error": None if error is None else {"message": getattr(error, "message", error)},
+        "results": {"scores": [{"name": getattr(s, "name", None)} for s in scorers]},
     }
 
 

@@ -39,7 +39,12 @@ clusters named by ``cluster=``; ``"auto"``: ``"cr2"`` with clusters, else ``"t"`
 MIN_INSPECT = "0.3.241"
 """The first Inspect AI release whose metrics can ask for every epoch (``scores=``)."""
 
-INSTALL = "pip install 'evalsig[inspect-ai]'"
+INSTALL = "pip install 'evalsig-stats[inspect-ai]'"
+
+NAME = "mean_ci"
+NAMESPACE = "evalsig"
+"""Inspect names an extension's metrics ``NAMESPACE/NAME``, and loads the entry point named
+``NAMESPACE`` (the import package, see pyproject.toml) to resolve them."""
 
 NO_INTERVAL = ("stderr", "ci_low", "ci_high")
 """Values that need two samples (two clusters with ``cluster=``); NaN until then."""
@@ -135,12 +140,12 @@ def _metric_factory() -> Callable[..., Metric]:
     except ImportError as exc:
         raise ImportError(f"evalsig's Inspect AI metrics need inspect_ai: {INSTALL}.") from exc
     try:
-        decorate = metric("mean_ci", scores="unreduced")
+        decorate = metric(_registry_name(), scores="unreduced")
     except TypeError:  # before 0.3.241 metrics saw only the epochs reduced
         raise ImportError(
             f"evalsig's Inspect AI metrics need inspect_ai {MIN_INSPECT} or later (metrics "
             f"that see every epoch); installed: {_inspect_version()}. Upgrade: pip install "
-            "--upgrade 'evalsig[inspect-ai]'."
+            "--upgrade 'evalsig-stats[inspect-ai]'."
         ) from None
 
     def mean_ci(
@@ -156,6 +161,21 @@ def _metric_factory() -> Callable[..., Metric]:
         return interval
 
     return decorate(mean_ci)
+
+
+def _registry_name() -> str:
+    """The name to give ``@metric`` so that Inspect registers ``evalsig/mean_ci``.
+
+    Inspect prefixes the import package only when it finds the package installed: in
+    site-packages, or editable under a distribution of the same name. An editable install
+    of ``evalsig-stats`` is neither, so there the namespace is given with the name.
+    """
+    try:
+        from inspect_ai._util.registry import registry_name
+    except ImportError:  # where Inspect no longer has it: its documented behaviour
+        return NAME
+    namespaced = registry_name(_registry_name, NAME)
+    return NAME if namespaced == f"{NAMESPACE}/{NAME}" else f"{NAMESPACE}/{NAME}"
 
 
 def _inspect_version() -> str:

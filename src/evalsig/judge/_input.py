@@ -2,14 +2,55 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from evalsig.errors import DataError, examples
 
-__all__ = ["cluster_codes", "human_scores", "judge_scores"]
+__all__ = ["MAX_LABELS", "check_label_set", "cluster_codes", "human_scores", "judge_scores"]
+
+MAX_LABELS = 1000
+"""The most distinct labels an agreement statistic takes: its tables grow with the square
+of their number (a 1,000 x 1,000 table is 8 MB; 20,000 free-text "labels" need 3 GB)."""
+
+FEW_LABELS = 50
+"""Up to this many distinct labels are categories whatever the number of rows."""
+
+
+def check_label_set(
+    labels: Iterable[Any], column: str, *, rows: int, scale: str = "nominal"
+) -> None:
+    """Refuse labels that are not a set of categories: free text, or continuous scores.
+
+    Labels (None: missing) are refused when they take more than :data:`MAX_LABELS`
+    distinct values, or on a nominal scale more than :data:`FEW_LABELS` values that are
+    more than half the ``rows`` (labels nearly unique per row are not categories that
+    raters could agree on). ``column`` names them in the message.
+
+    Examples
+    --------
+    >>> check_label_set(["yes", "no", "yes"], "judge", rows=3)
+    >>> check_label_set([f"answer {i}" for i in range(60)], "judge", rows=60)
+    Traceback (most recent call last):
+    ...
+    evalsig.errors.DataError: column 'judge' holds 60 distinct labels in 60 rows ...
+    """
+    distinct = {value for value in labels if value is not None}
+    count = len(distinct)
+    if count <= FEW_LABELS or (count <= MAX_LABELS and (scale != "nominal" or count <= rows / 2)):
+        return
+    text = any(isinstance(value, str) for value in distinct)
+    looks = "free text" if text else "continuous scores"
+    raise DataError(
+        f"column {column!r} holds {count:,} distinct labels in {rows:,} rows ("
+        f"{examples(sorted(map(str, distinct))[:3])} ...): that looks like {looks}, not "
+        "categories that raters agree on, and the agreement tables would grow with the "
+        "square of their number. Map the values to a few categories (or round scores to "
+        f"the points of a rating scale) first; at most {MAX_LABELS:,} labels, and at most "
+        f"half as many as rows beyond {FEW_LABELS}."
+    )
 
 
 def judge_scores(values: Any, name: str) -> tuple[np.ndarray, str | None]:

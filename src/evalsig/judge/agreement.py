@@ -41,6 +41,7 @@ from evalsig.inference._common import (
     check_confidence_level,
 )
 from evalsig.inference.proportion import proportion_interval
+from evalsig.judge._input import check_label_set
 from evalsig.judge.reliability import Reliability, fleiss_kappa, krippendorff_alpha
 from evalsig.judge.result import normal_interval
 from evalsig.report.summary import Shown
@@ -209,6 +210,8 @@ def judge_agreement(
         )
     if len(j) < 2:
         raise DataError(f"only {len(j)} labeled item(s): agreement needs at least 2.")
+    check_label_set(j, "judge", rows=len(j))
+    check_label_set(h, "human", rows=len(h))
     categories = sorted(set(j) | set(h), key=lambda v: (str(type(v)), v))
     index = {c: i for i, c in enumerate(categories)}
     k = len(categories)
@@ -257,6 +260,17 @@ def _kappa(table: np.ndarray) -> tuple[float, float, list[str]]:
             ],
         )
     kappa = (observed - expected) / (1.0 - expected)
+    single = [who for who, margin in (("humans", rows), ("judge", cols)) if (margin > 0).sum() < 2]
+    if single:
+        return (
+            kappa,
+            math.nan,
+            [
+                f"the {single[0]} used a single category: kappa is 0 whatever the other "
+                "rater does (agreement equals chance agreement), and it has no standard error "
+                "or interval; read the raw agreement (and sensitivity) instead."
+            ],
+        )
     a = float(np.sum(np.diag(p) * (1.0 - (rows + cols) * (1.0 - kappa)) ** 2))
     off = p * (cols[:, None] + rows[None, :]) ** 2
     np.fill_diagonal(off, 0.0)

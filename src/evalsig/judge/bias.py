@@ -1,7 +1,9 @@
 r"""Probes of two known biases of pairwise LLM judges: the position of a response and its
 length.
 
-**Position bias** is :math:`P(\text{the judge prefers the response shown first}) - 1/2`.
+**Position bias** is :math:`P(\text{the judge prefers the response shown first}) - 1/2`,
+among the judgments that prefer a response: ties (a tie label, or a third choice that is
+neither response) are counted apart and left out, as in a sign test.
 With independent judgments its interval is the exact (Clopper-Pearson) interval of the
 proportion, shifted by 1/2, and its test the exact binomial test of 1/2. When the same
 pair was judged in both orders (``pair`` ids), the judgments of a pair are not independent:
@@ -35,6 +37,7 @@ test for heteroskedasticity. *Econometrica* 48(4), 817-838.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +56,15 @@ from evalsig.report.summary import Shown
 if TYPE_CHECKING:
     from evalsig.report.summary import Summary
 
-__all__ = ["Association", "LengthBias", "PositionBias", "length_bias", "position_bias"]
+__all__ = [
+    "TIE_LABELS",
+    "Association",
+    "LengthBias",
+    "PositionBias",
+    "length_bias",
+    "length_difference",
+    "position_bias",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +79,9 @@ class PositionBias(Shown):
     """Two-sided test of no position bias (exact binomial, or z with pairs as clusters)."""
     first_preferred: int
     n: int
+    """Judgments that prefer a response (ties left out): the test's sample size."""
+    ties: int = 0
+    """Judgments that are ties (a tie label, or a third choice), left out of the test."""
     n_pairs: int | None
     """Pairs (``pair`` ids) when given, else None."""
     consistency: Rate | None
@@ -90,6 +104,7 @@ class PositionBias(Shown):
             "pvalue": json_safe(self.pvalue, "pvalue", nulls, "undefined"),
             "first_preferred": self.first_preferred,
             "n": self.n,
+            "ties": self.ties,
             "n_pairs": self.n_pairs,
             "consistency": None if self.consistency is None else self.consistency.to_dict(),
             "method": self.method,
@@ -223,12 +238,17 @@ class LengthBias(Shown):
         return length_bias_summary(self.to_dict())
 
 
+TIE_LABELS = ("tie", "draw", "tie (bothbad)", "tie (both bad)", "both", "neither", "equal")
+"""Choices read as a tie by default (compared without case or surrounding spaces)."""
+
+
 def position_bias(
     choice: Any,
     shown_first: Any,
     /,
     *,
     pair: Any = None,
+    ties: Sequence[Any] = TIE_LABELS,
     confidence_level: float = 0.95,
 ) -> PositionBias:
     """How often a pairwise judge prefers the response it was shown first, minus 1/2.
@@ -241,11 +261,25 @@ def position_bias(
     pair : sequence, optional
         Per judgment, the id of the pair judged; a pair judged in both orders gives a
         consistency rate, and pairs become clusters of the variance.
+    ties : sequence, optional
+        The choices that mean a tie (by default :data:`TIE_LABELS`; text compared without
+        case). A third choice is a tie too: a choice that is neither response shown, when
+        the responses are known (two values of ``shown_first`` in all, or a pair judged in
+        both orders); a note names it.
     confidence_level : float
 
     Returns
     -------
     PositionBias
+        Ties are counted (``ties``) and left out of the estimate and the test, as in a
+        sign test: the estimate is P(first shown preferred | a response preferred) - 1/2.
+
+    Raises
+    ------
+    DataError
+        Missing values, sequences of different lengths, every judgment a tie, several
+        unknown choices besides the first shown when the second response cannot be told,
+        or one pair id for every judgment.
 
     Examples
     --------
@@ -254,6 +288,8 @@ def position_bias(
     >>> result = position_bias(choice, first)
     >>> result.estimate, result.first_preferred, result.n
     (0.25, 6, 8)
+    >>> position_bias([*choice, "tie"], [*first, "A"]).ties
+    1
     """
     level = check_confidence_level(confidence_level)
     chosen, first = _labels(choice, "choice"), _labels(shown_first, "shown_first")
@@ -264,10 +300,30 @@ def position_bias(
         )
     if len(chosen) < 1:
         raise DataError("no judgments: `choice` is empty.")
-    hits = np.array([c == f for c, f in zip(chosen, first, strict=True)], dtype=float)
-    n, k = len(hits), int(hits.sum())
+    ids = None if pair is None else _labels(pair, "pair")
+    if ids is not None and len(ids) != len(chosen):
+        raise DataError(
+            f"`pair` has {len(ids)} ids but there are {len(chosen)} judgments: give one pair "
+            "id per judgment."
+        )
     notes: list[str] = []
-    if pair is None:
+    tied = _ties(chosen, first, ids, ties, notes)
+    total, n_ties = len(chosen), int(tied.sum())
+    if n_ties == total:
+        raise DataError(
+            f"all {total} judgments are ties: position bias is read from judgments that "
+            "prefer a response; give those (or check the tie labels, `ties`)."
+        )
+    if n_ties:
+        notes.append(
+            f"{n_ties:,} of {total:,} judgments are ties ({n_ties / total:.1%}): they are "
+            "left out of the estimate and the test, as in a sign test; the estimate is "
+            "P(first shown preferred | a response preferred) - 1/2."
+        )
+    decisive = np.flatnonzero(~tied)
+    hits = np.array([chosen[i] == first[i] for i in decisive], dtype=float)
+    n, k = len(hits), int(hits.sum())
+    if ids is None:
         exact = proportion_interval(k, n, method="clopper-pearson", confidence_level=level)
         from scipy import stats
 
@@ -279,23 +335,18 @@ def position_bias(
             pvalue=float(stats.binomtest(k, n, 0.5).pvalue),
             first_preferred=k,
             n=n,
+            ties=n_ties,
             n_pairs=None,
             consistency=None,
             method="exact binomial (Clopper-Pearson)",
+            notes=tuple(notes),
         )
-    ids = _labels(pair, "pair")
-    if len(ids) != n:
-        raise DataError(
-            f"`pair` has {len(ids)} ids but there are {n} judgments: give one pair id per judgment."
-        )
-    groups: dict[Any, list[int]] = {}
+    every: dict[Any, list[int]] = {}
     for i, key in enumerate(ids):
-        groups.setdefault(key, []).append(i)
-    p = k / n
-    sums = np.array([hits[g].sum() - p * len(g) for g in groups.values()])
-    clusters = len(groups)
-    both = [g for g in groups.values() if len({first[i] for i in g}) > 1]
-    consistent = sum(len({chosen[i] for i in g}) == 1 for g in both)
+        every.setdefault(key, []).append(i)
+    both = [g for g in every.values() if len({first[i] for i in g}) > 1]
+    verdict = [_TIE if tied[i] else chosen[i] for i in range(total)]
+    consistent = sum(len({verdict[i] for i in g}) == 1 for g in both)
     consistency = None
     if both:
         ci = proportion_interval(consistent, len(both), method="wilson", confidence_level=level)
@@ -304,11 +355,17 @@ def position_bias(
         )
     else:
         notes.append("no pair was judged in both orders: the consistency rate is undefined.")
+    groups: dict[Any, list[int]] = {}
+    for j, i in enumerate(decisive.tolist()):
+        groups.setdefault(ids[i], []).append(j)
+    clusters = len(groups)
     if clusters < 2:
         raise DataError(
-            f"all {n} judgments share one `pair` id: a cluster-robust variance needs at least "
-            "2 pairs. Give each pair its own id."
+            f"all {n} judgments that prefer a response share one `pair` id: a "
+            "cluster-robust variance needs at least 2 pairs. Give each pair its own id."
         )
+    p = k / n
+    sums = np.array([hits[g].sum() - p * len(g) for g in groups.values()])
     se = math.sqrt(clusters / (clusters - 1.0) * float(np.sum(sums**2))) / n
     pvalue = float(2.0 * special.ndtr(-abs(p - 0.5) / se)) if se > 0 else math.nan
     if se == 0:
@@ -319,11 +376,77 @@ def position_bias(
         pvalue=pvalue,
         first_preferred=k,
         n=n,
+        ties=n_ties,
         n_pairs=clusters,
         consistency=consistency,
         method="normal, cluster-robust with pairs as clusters",
         notes=tuple(notes),
     )
+
+
+_TIE = object()
+"""A tie, as one choice (every tie label alike) when consistency compares choices."""
+
+
+def _ties(
+    chosen: list[Any],
+    first: list[Any],
+    ids: list[Any] | None,
+    ties: Sequence[Any],
+    notes: list[str],
+) -> np.ndarray:
+    """Which judgments are ties: a tie label, or a third choice (neither response shown,
+    when the two responses are known: all of ``first``, or the pair's in both orders)."""
+    if isinstance(ties, str) or not hasattr(ties, "__iter__"):
+        raise DataError(f"`ties` must be a sequence of tie labels; got {ties!r:.60}.")
+    try:
+        named = {_folded(t) for t in ties}
+        tied = np.array([_folded(c) in named for c in chosen], dtype=bool)
+        responses = set(first)
+    except TypeError:
+        raise DataError(
+            "`choice`, `shown_first` and `ties` must hold labels (text or numbers), one per "
+            "judgment."
+        ) from None
+    shown: dict[Any, set[Any]] = {}
+    for i, key in enumerate(ids or ()):
+        shown.setdefault(key, set()).add(first[i])
+    third: dict[Any, int] = {}
+    unknown: set[Any] = set()
+    for i, c in enumerate(chosen):
+        if tied[i] or c == first[i]:
+            continue
+        known = responses if len(responses) == 2 else None
+        if ids is not None and len(shown[ids[i]]) == 2:
+            known = shown[ids[i]]
+        if known is not None and c not in known:
+            tied[i] = True
+            third[c] = third.get(c, 0) + 1
+        elif known is None:
+            unknown.add(c)
+    if third:
+        values = ", ".join(
+            f"{v!r} ({count:,} judgment{'' if count == 1 else 's'})"
+            for v, count in list(third.items())[:3]
+        )
+        notes.append(
+            f"the choice {values} is neither response shown: read as a tie (a third choice)."
+            if len(third) == 1
+            else f"the choices {values} are neither response shown: read as ties (a third choice)."
+        )
+    if len(responses) == 1 and len(unknown) > 1:
+        raise DataError(
+            f"`choice` has {len(unknown)} values besides the response shown first "
+            f"({next(iter(responses))!r}), e.g. {sorted(map(repr, unknown))[:3]}, and the "
+            "second response cannot be told from a tie: name the tie labels with `ties` "
+            "(or show each response first in some judgments)."
+        )
+    return tied
+
+
+def _folded(value: Any) -> Any:
+    """Text compared without case or surrounding spaces; other values as they are."""
+    return value.strip().casefold() if isinstance(value, str) else value
 
 
 def length_bias(
@@ -412,6 +535,37 @@ def length_bias(
         difference_pvalue=difference_p,
         notes=tuple(notes),
     )
+
+
+def length_difference(length_a: Any, length_b: Any, /) -> np.ndarray:
+    """``len(A) - len(B)`` per item, from the two responses' lengths (tokens, words or
+    characters), each a finite number >= 0.
+
+    Raises
+    ------
+    DataError
+        A missing, infinite or negative length, or sequences of different lengths,
+        naming the position and the value.
+
+    >>> length_difference([120, 80], [100, 95]).tolist()
+    [20.0, -15.0]
+    """
+    a, b = _numbers(length_a, "length_a"), _numbers(length_b, "length_b")
+    if len(a) != len(b):
+        raise DataError(
+            f"`length_a` has {len(a)} items but `length_b` has {len(b)}: give both lengths "
+            "of every item, in one order."
+        )
+    for name, values in (("length_a", a), ("length_b", b)):
+        bad = np.flatnonzero(values < 0)
+        if len(bad):
+            raise DataError(
+                f"`{name}` has {len(bad)} negative length(s) (position {int(bad[0])}: "
+                f"{values[bad[0]]:g}); a length counts tokens, words or characters, so it "
+                "is 0 or more. Check the column."
+            )
+    difference: np.ndarray = a - b
+    return difference
 
 
 WHO = ("judge", "human")

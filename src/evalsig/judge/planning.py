@@ -37,7 +37,13 @@ from scipy import special
 from evalsig._json import SCHEMA_VERSION
 from evalsig.data.provenance import Provenance
 from evalsig.errors import DataError
-from evalsig.inference._common import Alternative, check_alternative, check_confidence_level
+from evalsig.inference._common import (
+    Alternative,
+    check_alternative,
+    check_confidence_level,
+    check_count,
+    check_number,
+)
 from evalsig.report.summary import Shown
 
 if TYPE_CHECKING:
@@ -51,6 +57,10 @@ __all__ = [
     "pilot",
     "ppi_variance",
 ]
+
+
+MAX_LABELS = 1e15
+"""More labels than any plan can need: inputs asking for more are on different scales."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,8 +216,9 @@ def ppi_variance(
         lam = min(max(correlation * human_sd / judge_sd / (1.0 + n / big_n), 0.0), 1.0)
     else:
         lam = 1.0
-    residual = human_sd**2 - 2 * lam * correlation * human_sd * judge_sd + lam**2 * judge_sd**2
-    return residual / n + lam**2 * judge_sd**2 / big_n, lam
+    judged = lam * judge_sd  # products, not powers: huge values give inf, not an error
+    residual = human_sd * human_sd - 2 * correlation * human_sd * judged + judged * judged
+    return residual / n + judged * judged / big_n, lam
 
 
 def labels_for_half_width(
@@ -245,8 +256,9 @@ def labels_for_half_width(
     (440, 1068)
     """
     level = check_confidence_level(confidence_level)
-    if not half_width > 0 or not math.isfinite(half_width):
-        raise DataError(f"`half_width` must be a positive number; got {half_width!r}.")
+    half_width = check_number(
+        half_width, "half_width", low=0.0, open_low=True, fix="Give it on the scores' scale."
+    )
     z = float(special.ndtri(0.5 + level / 2.0))
     plan = _plan(half_width / z, n_unlabeled, correlation, human_sd, judge_sd, tuned)
     return replace(plan, target=f"{100 * level:g}% interval half-width {half_width:g}")
@@ -275,11 +287,15 @@ def labels_for_power(
     >>> plan.n_labels < plan.n_classical
     True
     """
-    if not (isinstance(effect, (int, float)) and effect != 0 and math.isfinite(effect)):
-        raise DataError(f"`effect` must be a non-zero number; got {effect!r}.")
+    effect = check_number(effect, "effect", fix="Give it on the scores' scale.")
+    if effect == 0:
+        raise DataError(
+            "`effect` is 0: no number of labels detects no difference (the power at 0 is "
+            "the test's level alpha, whatever the labels); give the smallest difference "
+            "worth detecting, e.g. 0.05."
+        )
     for name, value in (("alpha", alpha), ("power", power)):
-        if not 0.0 < value < 1.0:
-            raise DataError(f"`{name}` must lie strictly between 0 and 1; got {value!r}.")
+        check_number(value, name, low=0.0, high=1.0, open_low=True, open_high=True)
     side = check_alternative(alternative)
     tail = alpha / 2.0 if side == "two-sided" else alpha
     spread = float(special.ndtri(1.0 - tail) + special.ndtri(power))
@@ -295,21 +311,27 @@ def _plan(
     judge_sd: float | None,
     tuned: bool,
 ) -> LabelPlan:
-    big_n = n_unlabeled
-    if isinstance(big_n, bool) or not isinstance(big_n, int) or big_n < 1:
-        raise DataError(f"`n_unlabeled` must be a positive whole number; got {big_n!r}.")
-    if not -1.0 <= correlation <= 1.0:
-        raise DataError(f"`correlation` must lie in [-1, 1]; got {correlation!r}.")
-    sd_j = human_sd if judge_sd is None else judge_sd
-    for name, value in (("human_sd", human_sd), ("judge_sd", sd_j)):
-        if not (value > 0 and math.isfinite(value)):
-            raise DataError(f"`{name}` must be a positive number; got {value!r}.")
-    v = target_se**2
-    s = human_sd**2 / v
+    big_n = check_count(n_unlabeled, "n_unlabeled", fix="It counts the judge-only items.")
+    correlation = check_number(correlation, "correlation", low=-1.0, high=1.0)
+    human_sd = check_number(human_sd, "human_sd", low=0.0, open_low=True)
+    sd_j = (
+        human_sd if judge_sd is None else check_number(judge_sd, "judge_sd", low=0.0, open_low=True)
+    )
+    # ratios and products, never **: extreme values give inf (refused below), not an error
+    ratio = human_sd / target_se if target_se > 0 else math.inf
+    s = ratio * ratio
+    if not s < MAX_LABELS:
+        raise DataError(
+            f"`human_sd` {human_sd:g} against a target standard error of {target_se:.4g} "
+            f"needs more than {MAX_LABELS:.0e} labels: give the SDs and the target "
+            "(half-width or effect) on one scale, the scale of the scores."
+        )
+    v = target_se * target_se
     notes: list[str] = []
     n: float | None
     if tuned:
-        n = 0.5 * (s - big_n + math.sqrt((big_n - s) ** 2 + 4 * s * big_n * (1 - correlation**2)))
+        gap = big_n - s
+        n = 0.5 * (s - big_n + math.sqrt(gap * gap + 4 * s * big_n * (1 - correlation**2)))
         if correlation <= 0:
             n = s
             notes.append("the judge does not correlate positively: lambda = 0 (humans only).")
@@ -317,6 +339,12 @@ def _plan(
             n = _plain(v, big_n, correlation, human_sd, sd_j)  # lambda clipped at 1
     else:
         n = _plain(v, big_n, correlation, human_sd, sd_j)
+    if n is not None and not n < MAX_LABELS:
+        raise DataError(
+            f"the judge's own noise on {big_n:,} items (SD {sd_j:.4g} / sqrt(N)) all but "
+            f"fills the target standard error {target_se:.4g}: PPI needs more than "
+            f"{MAX_LABELS:.0e} labels. Add unlabeled items, widen the target, or use PPI++."
+        )
     if n is None:
         notes.append(
             f"the judge's own noise on {big_n:,} items (SD {sd_j:.4g} / sqrt(N)) exceeds the "
@@ -348,7 +376,7 @@ def _plan(
 
 
 def _plain(v: float, big_n: int, rho: float, sd_h: float, sd_j: float) -> float | None:
-    room = v - sd_j**2 / big_n
+    room = v - sd_j * sd_j / big_n
     if room <= 0:
         return None
-    return (sd_h**2 - 2 * rho * sd_h * sd_j + sd_j**2) / room
+    return (sd_h * sd_h - 2 * rho * sd_h * sd_j + sd_j * sd_j) / room

@@ -47,7 +47,7 @@ from evalsig.inference._common import (
     normal_pvalue,
 )
 from evalsig.judge._input import cluster_codes, human_scores, judge_scores
-from evalsig.judge.result import JudgeResult, NormalEstimate, normal_interval
+from evalsig.judge.result import JudgeResult, LabelBound, NormalEstimate, normal_interval
 
 __all__ = ["ppi_lambda", "ppi_mean", "ppi_paired_difference"]
 
@@ -123,7 +123,8 @@ def ppi_mean(
     _check_sizes(j_u, j_l, h, "")
     codes = _clusters(clusters, len(j_u), len(j_l))
     notes = [note for note in (note_u, note_l) if note]
-    return _result(j_u, j_l, h, tuned=tuned, codes=codes, level=level, notes=notes)
+    scale = (0.0, 1.0) if _within(h, 0.0, 1.0) else None
+    return _result(j_u, j_l, h, tuned=tuned, codes=codes, level=level, notes=notes, scale=scale)
 
 
 def ppi_paired_difference(
@@ -175,6 +176,7 @@ def ppi_paired_difference(
     tuned = _check_tuned(tuned)
     sides = {}
     notes: list[str] = []
+    unit_labels = True
     for name, pair in (
         ("judge_unlabeled", judge_unlabeled),
         ("judge_labeled", judge_labeled),
@@ -190,6 +192,7 @@ def ppi_paired_difference(
             label = f"{name}[{who!r}]"
             if name == "human_labeled":
                 values.append(human_scores(array, label))
+                unit_labels = unit_labels and _within(values[-1], 0.0, 1.0)
             else:
                 scores, note = judge_scores(array, label)
                 values.append(scores)
@@ -203,7 +206,10 @@ def ppi_paired_difference(
     j_u, j_l, h = sides["judge_unlabeled"], sides["judge_labeled"], sides["human_labeled"]
     _check_sizes(j_u, j_l, h, " (per-item differences)")
     codes = _clusters(clusters, len(j_u), len(j_l))
-    result = _result(j_u, j_l, h, tuned=tuned, codes=codes, level=level, notes=notes, side=side)
+    scale = (-1.0, 1.0) if unit_labels else None
+    result = _result(
+        j_u, j_l, h, tuned=tuned, codes=codes, level=level, notes=notes, side=side, scale=scale
+    )
     z = result.estimate / result.se if result.se > 0 else math.nan
     if result.se == 0:
         notes.append("the standard error is 0 (every difference is the same): no test (p = nan).")
@@ -235,7 +241,10 @@ def _result(
     level: float,
     notes: list[str],
     side: Alternative = "two-sided",
+    scale: tuple[float, float] | None = None,
 ) -> JudgeResult:
+    """The estimate and its intervals; ``scale`` bounds every item's human label (or label
+    difference) when known, for the exact interval of labels that are all the same."""
     n, big_n = len(h), len(j_u)
     if tuned:
         lam = _tuned_lambda(j_u, j_l, h)
@@ -277,10 +286,42 @@ def _result(
             estimate=estimate, se=se, ci=normal_interval(estimate, se, level, side)
         )
 
+    classical = shown(float(h.mean()), human_se)
+    bound = None
+    if np.ptp(h) == 0:
+        value = float(h[0])
+        what = "human labels" if scale != (-1.0, 1.0) else "differences of the human labels"
+        if scale is None:
+            notes.append(
+                f"all {n} {what} are {value:g}: their variance is estimated as 0, so the "
+                "normal intervals have (nearly) no width and say nothing of the labels not "
+                "seen; label more items, or give labels on a known scale such as [0, 1]."
+            )
+        else:
+            labels = LabelBound(value=value, n=n, scale=scale)
+            classical = replace(classical, ci=labels.interval(level, side))
+            notes.append(
+                f"all {n} {what} are {value:g}: their variance is estimated as 0, so a "
+                "normal interval would have no width. The humans-only interval is the exact "
+                f"bound from {n} identical labels on the scale [{scale[0]:g}, {scale[1]:g}] "
+                "(Clopper-Pearson for 0/1 labels)"
+                + (
+                    ", and so is the corrected interval (the judge's part of it has no "
+                    "variance here)."
+                    if se == 0
+                    else "; the corrected interval is the normal one, narrower than it should "
+                    "be: label more items."
+                )
+            )
+            if se == 0:
+                bound = replace(labels, shift=estimate - value)
+
     return JudgeResult(
         estimate=estimate,
         se=se,
-        ci=normal_interval(estimate, se, level, side),
+        ci=normal_interval(estimate, se, level, side)
+        if bound is None
+        else bound.interval(level, side),
         method="ppi++" if tuned else "ppi",
         estimand="mean human score",
         lambda_=lam,
@@ -288,10 +329,11 @@ def _result(
         n_unlabeled=big_n,
         n_clusters=None if codes is None else codes.n_clusters,
         naive=shown(float(judge_all.mean()), naive_se),
-        classical=shown(float(h.mean()), human_se),
+        classical=classical,
         alternative=side,
         notes=tuple(notes),
         provenance=provenance(),
+        label_bound=bound,
     )
 
 
@@ -362,6 +404,10 @@ def _check_sizes(j_u: np.ndarray, j_l: np.ndarray, h: np.ndarray, what: str) -> 
             f"only {len(j_u)} unlabeled item(s){what}: give the judge's scores on the items "
             "humans did not label (at least 2), or use the human labels alone."
         )
+
+
+def _within(values: np.ndarray, low: float, high: float) -> bool:
+    return bool(len(values) and float(values.min()) >= low and float(values.max()) <= high)
 
 
 def _check_tuned(tuned: object) -> bool:

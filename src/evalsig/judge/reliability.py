@@ -54,6 +54,7 @@ from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.provenance import Provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import ConfidenceInterval, as_generator, check_confidence_level
+from evalsig.judge._input import check_label_set
 from evalsig.report.summary import Shown
 
 if TYPE_CHECKING:
@@ -238,6 +239,8 @@ def rater_agreement(
     (0.5556, 0.5802)
     """
     table = _table(ratings, "ratings")
+    flat = [v for row in table for v in row if not (v is None or v != v)]
+    check_label_set(flat, "ratings", rows=len(flat), scale=metric)
     width = len(table[0])
     names = tuple(f"rater {i + 1}" for i in range(width)) if raters is None else _names(raters)
     if len(names) != width:

@@ -20,7 +20,7 @@ from evalsig.inference._common import (
 if TYPE_CHECKING:
     from evalsig.report.summary import Summary
 
-__all__ = ["JudgeMethod", "JudgeResult", "NormalEstimate", "normal_interval"]
+__all__ = ["JudgeMethod", "JudgeResult", "LabelBound", "NormalEstimate", "normal_interval"]
 
 JudgeMethod = Literal["ppi++", "ppi", "rogan-gladen"]
 """PPI++ (power-tuned lambda), plain PPI (lambda = 1), or the Rogan-Gladen correction."""
@@ -43,6 +43,40 @@ def normal_interval(
     if bounds is not None:
         low, high = min(max(low, bounds[0]), bounds[1]), max(min(high, bounds[1]), bounds[0])
     return ConfidenceInterval(low=low, high=high, confidence_level=level)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LabelBound:
+    r"""The exact interval of a mean when all ``n`` labels (or label differences) equal
+    ``value``, on a scale ``scale`` that bounds every item's label, moved by ``shift``.
+
+    With all ``n`` labels equal, the share :math:`q` of items whose label is ``value``
+    has the exact (Clopper-Pearson) bound :math:`q \ge t^{1/n}`, with :math:`t` the tail
+    of the interval (half its complement when two-sided); the other items' labels lie
+    anywhere on the scale :math:`[a, b]`, so the mean lies in
+    :math:`[v q + a (1 - q),\; v q + b (1 - q)]`. For 0/1 labels this is the
+    Clopper-Pearson interval of ``n`` of ``n`` (or 0 of ``n``). A normal interval has width
+    0 there: the labels' variance is estimated as 0.
+    """
+
+    value: float
+    n: int
+    scale: tuple[float, float]
+    shift: float = 0.0
+    """What the judge adds to the human mean (``estimate - value``), known exactly here."""
+
+    def interval(self, confidence_level: float, alternative: Alternative) -> ConfidenceInterval:
+        level = check_confidence_level(confidence_level)
+        tail = 1.0 - level if alternative != "two-sided" else (1.0 - level) / 2.0
+        share = tail ** (1.0 / self.n)
+        low, high = self.scale
+        lower = self.value * share + low * (1.0 - share) + self.shift
+        upper = self.value * share + high * (1.0 - share) + self.shift
+        return ConfidenceInterval(
+            low=max(lower, low) if alternative != "less" else -math.inf,
+            high=min(upper, high) if alternative != "greater" else math.inf,
+            confidence_level=level,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,6 +128,9 @@ class JudgeResult:
     """Natural limits the interval is clipped to (a prevalence lies in [0, 1])."""
     notes: tuple[str, ...] = ()
     provenance: Provenance | None = None
+    label_bound: LabelBound | None = None
+    """When every human label is the same and the normal standard error is 0: the exact
+    bound that gives the interval instead of a zero-width one (the notes say so)."""
 
     @property
     def confidence_level(self) -> float:
@@ -104,6 +141,8 @@ class JudgeResult:
     ) -> ConfidenceInterval:
         """The interval at another level (and, if given, for another side)."""
         side = self.alternative if alternative is None else check_alternative(alternative)
+        if self.label_bound is not None:
+            return self.label_bound.interval(confidence_level, side)
         return normal_interval(self.estimate, self.se, confidence_level, side, self.bounds)
 
     def to_dict(self) -> dict[str, Any]:

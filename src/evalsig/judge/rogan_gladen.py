@@ -24,11 +24,10 @@ Journal of Epidemiology* 25(6), 1107-1116.
 from __future__ import annotations
 
 import math
-import numbers
 
 from evalsig.data.provenance import provenance
 from evalsig.errors import DataError
-from evalsig.inference._common import check_confidence_level
+from evalsig.inference._common import check_confidence_level, check_count, check_number
 from evalsig.judge.result import JudgeResult, NormalEstimate, normal_interval
 
 __all__ = ["rogan_gladen"]
@@ -101,6 +100,14 @@ def rogan_gladen(
             f"what its sensitivity and specificity allow); clipped to {estimate:g}."
         )
     se = math.sqrt(variance) / youden
+    if se == 0:
+        notes.append(
+            f"the standard error is 0 (the judge's positive rate is {p:g}, and the "
+            "sensitivity and specificity add no variance: known, or estimated as 0 or 1): "
+            "the interval is a single point and understates the uncertainty; rate more "
+            "items, and give `n_sensitivity` and `n_specificity` when the rates were "
+            "estimated."
+        )
     naive_se = math.sqrt(p * (1.0 - p) / count)
     return JudgeResult(
         estimate=estimate,
@@ -125,14 +132,8 @@ def rogan_gladen(
 
 
 def _rate(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise DataError(f"`{name}` must be a number between 0 and 1; got {value!r}.")
-    if not 0.0 <= float(value) <= 1.0:
-        raise DataError(f"`{name}` must lie between 0 and 1 (a rate); got {value!r}.")
-    return float(value)
+    return check_number(value, name, low=0.0, high=1.0, fix="It is a rate (a share of items).")
 
 
 def _count(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise DataError(f"`{name}` must be a positive whole number of items; got {value!r}.")
-    return int(value)
+    return check_count(value, name, fix="It is a number of items.")

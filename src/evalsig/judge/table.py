@@ -5,24 +5,28 @@ optionally item id, cluster and model columns.
 
 Rows with the same item id are one item: its judge scores are several samples (averaged),
 its human labels must agree. For a paired difference the model column names which model
-each row scores; every item needs both models' rows.
+each row scores; every item needs both models' rows. A table with a model column (named
+``model``, ``model_name``, ``model_id`` or ``generator``, or given) that holds several models
+is never pooled into one mean: choose one model, or two to compare.
+
+The table is read by :func:`evalsig.data.readers.records.read_records`, the input path of
+every command that reads rows.
 """
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterator, Sequence
+import math
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import open_text, read_bytes
-from evalsig.data.readers.delimited import choose_separator, header_problem
-from evalsig.data.readers.streams import default_cap
-from evalsig.data.readers.tabular import loads, suffix
-from evalsig.errors import DataError, FormatError, examples
+from evalsig.data.readers.records import read_records
+from evalsig.data.readers.tabular import MODEL_NAMES
+from evalsig.errors import DataError, examples
 
-__all__ = ["JudgeTable", "Side", "label", "read_judge_table", "read_rows"]
+__all__ = ["JudgeTable", "Side", "label", "read_judge_table"]
 
 _TRUE, _FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
 
@@ -77,49 +81,75 @@ def read_judge_table(
     cluster_column: str | None = None,
     model_column: str | None = None,
     models: Sequence[str] = (),
+    model: str | None = None,
     separator: str | None = None,
 ) -> JudgeTable:
-    """Read and assemble the items of ``models`` (none: every row is one model's)."""
+    """Read and assemble the items of ``models`` (two: a paired difference), or of one
+    ``model``, or of the whole table.
+
+    The model column is ``model_column``, or else a column named like one (``model``,
+    ``model_name``, ``model_id``, ``generator``). Without ``models`` or ``model``, a model
+    column holding several models is an error: their rows would be pooled into one mean.
+    """
     source = Path(path)
-    wanted = [judge_column, human_column, id_column, cluster_column, model_column]
-    columns = [c for c in wanted if c is not None]
     if models and (model_column is None or id_column is None):
         raise DataError(
             "a paired difference needs --model-column (which model a row scores) and --id "
             "(which item), so that the two models' rows of an item are matched."
         )
-    sides = {name: Side() for name in (models or ("",))}
+    if models and model is not None:
+        raise DataError("give one model (--model) or two to compare (--baseline ...), not both.")
+    wanted = [judge_column, human_column, id_column, cluster_column, model_column]
+    columns = [c for c in wanted if c is not None]
+    chosen = tuple(models) or ((model,) if model is not None else ())
+    sides = {name: Side() for name in (chosen or ("",))}
     index: dict[str, dict[str, int]] = {name: {} for name in sides}
     order: list[str] = []
+    notes: list[str] = []
+    found: dict[str, None] = {}
     others = 0
-    for where, row in _rows(source, columns, separator):
-        model = "" if not models else _text(row[model_column], model_column, where)
-        if model not in sides:
+    column = model_column
+    rows = read_records(source, columns=columns, separator=separator, what="judgments", notes=notes)
+    for number, (place, row) in enumerate(rows):
+        where = str(place)
+        if number == 0 and column is None:
+            column = _model_column(row, model, source)
+        name = "" if column is None else _model_name(row[column])
+        if len(found) <= MAX_SHOWN:
+            found.setdefault(name)
+        if chosen and name not in sides:
             others += 1
             continue
-        side = sides[model]
+        side = sides[name if chosen else ""]
         key = str(len(order)) if id_column is None else _text(row[id_column], id_column, where)
         judge = _number(row[judge_column], judge_column, where)
         human = _label(row[human_column], human_column, where)
         cluster = (
             None if cluster_column is None else _text(row[cluster_column], cluster_column, where)
         )
-        at = index[model].get(key)
+        at = index[name if chosen else ""].get(key)
         if at is None:
-            index[model][key] = len(side.judge)
+            index[name if chosen else ""][key] = len(side.judge)
             side.judge.append([judge])
             side.human.append(human)
             side.cluster.append(cluster)
-            if model == (models[0] if models else ""):
+            if not chosen or name == chosen[0]:
                 order.append(key)
             continue
         side.judge[at].append(judge)
         _same(side.human, at, human, f"the human label ({human_column})", key, where)
         _same(side.cluster, at, cluster, f"the cluster ({cluster_column})", key, where)
-    notes = _align(sides, index, order, models)
+    if not chosen and column is not None and len(found) > 1:
+        raise _pooled(source, column, list(found))
+    if model is not None and not order:
+        raise DataError(
+            f"{source}: no rows of model {model!r} in column {column!r}; it holds "
+            f"{examples(found, 5)}."
+        )
+    notes += _align(sides, index, order, models)
     if others:
         notes.append(
-            f"{others} row(s) of other models than {', '.join(map(repr, models))} left out."
+            f"{others} row(s) of other models than {', '.join(map(repr, chosen))} left out."
         )
     aligned = tuple(_aligned(sides[m], index[m], order) for m in sides)
     if models:
@@ -129,12 +159,33 @@ def read_judge_table(
     return JudgeTable(sides=aligned, items=tuple(order), notes=tuple(notes))
 
 
-def read_rows(
-    path: str | Path, columns: Sequence[str], *, separator: str | None = None
-) -> Iterator[tuple[str, Any]]:
-    """``(where, record)`` per row of a table (CSV, TSV, JSON Lines or JSON, also
-    gzip-compressed): 'file line N' and the record, with ``columns`` checked present."""
-    return _rows(Path(path), list(columns), separator)
+MAX_SHOWN = 20
+"""The most model names a message lists."""
+
+
+def _model_column(row: dict[str, Any], model: str | None, source: Path) -> str | None:
+    """The column that names each row's model, when one is named like it (``model`` ...)."""
+    column = next((c for c in row if c.lower() in MODEL_NAMES), None)
+    if column is None and model is not None:
+        raise DataError(
+            f"{source}: --model {model!r} chooses the rows of one model, but no column names "
+            f"models (columns {examples(row, 12)}); name it with --model-column."
+        )
+    return column
+
+
+def _model_name(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _pooled(source: Path, column: str, names: list[str]) -> DataError:
+    more = " ..." if len(names) > MAX_SHOWN else ""
+    shown = ", ".join(map(repr, names[:MAX_SHOWN]))
+    return DataError(
+        f"{source}: column {column!r} holds several models ({shown}{more}); their rows would "
+        "be pooled into one mean. Choose one with --model NAME (model=), or compare two with "
+        f"--model-column {column} --baseline NAME --candidate NAME."
+    )
 
 
 def label(value: Any, column: str = "", where: str = "") -> int | float | str | None:
@@ -149,10 +200,18 @@ def label(value: Any, column: str = "", where: str = "") -> int | float | str | 
         return None
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        if not _finite(value):
+            at = f"{where}: " if where else ""
+            raise DataError(
+                f"{at}{column or 'a label'} is {examples([value], 1)}, a number past the range "
+                "of a float, not a label; check the column."
+            )
+        return value
+    if isinstance(value, float):
         if value != value:
             return None
-        return int(value) if float(value).is_integer() else float(value)
+        return int(value) if value.is_integer() else value
     text = str(value).strip()
     if not text:
         return None
@@ -165,74 +224,11 @@ def label(value: Any, column: str = "", where: str = "") -> int | float | str | 
     if number != number or number in (float("inf"), float("-inf")):
         at = f"{where}: " if where else ""
         raise DataError(
-            f"{at}{column or 'a label'} is {text!r}, a number that is not finite, not a label; "
+            f"{at}{column or 'a label'} is {examples([text], 1)}, a number that is not finite, "
+            "not a label; "
             "leave the cell empty where there is no label."
         )
     return int(number) if number.is_integer() else number
-
-
-def _rows(source: Path, columns: list[str], separator: str | None) -> Iterator[tuple[str, Any]]:
-    """``(where, record)`` per row: 'file line N' and the record, columns checked; a file
-    that is not UTF-8 text is an error naming it."""
-    try:
-        yield from _records(source, columns, separator)
-    except UnicodeDecodeError:
-        raise DataError(f"{source}: not valid UTF-8 text; re-save the file as UTF-8.") from None
-
-
-def _records(source: Path, columns: list[str], separator: str | None) -> Iterator[tuple[str, Any]]:
-    kind = suffix(source)
-    cap = default_cap()
-    if kind in (".jsonl", ".json"):
-        data = read_bytes(source, max_decompressed_bytes=cap)
-        text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else str(data)
-        if kind == ".json":
-            records = loads(text)
-            if not isinstance(records, list):
-                raise FormatError(f"{source}: a JSON file must hold a list of records.")
-            numbered = list(enumerate(records, start=1))
-            label = "record"
-        else:
-            numbered = [
-                (i, loads(line)) for i, line in enumerate(text.splitlines(), 1) if line.strip()
-            ]
-            label = "line"
-        for number, record in numbered:
-            where = f"{source} {label} {number}"
-            if not isinstance(record, dict):
-                raise FormatError(f"{where}: not a JSON object.")
-            missing = [c for c in columns if c not in record]
-            if missing:
-                raise DataError(f"{where}: no field {missing[0]!r}; fields: {examples(record, 8)}.")
-            yield where, record
-        return
-    if kind not in (".csv", ".tsv", ".txt"):
-        raise FormatError(
-            f"{source}: evalsig reads judgments from .csv, .tsv, .jsonl or .json files "
-            "(optionally .gz); "
-            f"got {kind or 'no suffix'!r}."
-        )
-    with open_text(source, max_decompressed_bytes=cap) as handle:
-        first = handle.readline()
-        sep, _ = choose_separator(first, "\t" if kind == ".tsv" else ",", separator, str(source))
-        header = next(csv.reader([first.lstrip("\ufeff")], delimiter=sep), [])
-        problem = header_problem(header)
-        if problem:
-            raise FormatError(f"{source}: {problem}")
-        missing = [c for c in columns if c not in header]
-        if missing:
-            raise DataError(
-                f"{source}: no column {missing[0]!r}; the columns are {examples(header, 12)}."
-            )
-        for number, cells in enumerate(csv.reader(handle, delimiter=sep), start=2):
-            if not cells:
-                continue
-            if len(cells) != len(header):
-                raise FormatError(
-                    f"{source} line {number}: {len(cells)} fields, but the header has "
-                    f"{len(header)}."
-                )
-            yield f"{source} line {number}", dict(zip(header, cells, strict=True))
 
 
 def _number(value: Any, column: str, where: str) -> float:
@@ -244,18 +240,24 @@ def _number(value: Any, column: str, where: str) -> float:
             value = float(text)
         except ValueError:
             raise DataError(
-                f"{where}: {column} is {value!r}, not a number; the judge must score every row "
-                "(drop rows it did not score)."
+                f"{where}: {column} is {examples([value], 1)}, not a number; the judge must "
+                "score every row (drop rows it did not score)."
             ) from None
     if isinstance(value, bool):
         return float(value)
-    if (
-        not isinstance(value, (int, float))
-        or value != value
-        or value in (float("inf"), float("-inf"))
-    ):
-        raise DataError(f"{where}: {column} is {value!r}, not a finite number.")
+    if not isinstance(value, (int, float)) or not _finite(value):
+        raise DataError(f"{where}: {column} is {examples([value], 1)}, not a finite number.")
     return float(value)
+
+
+def _finite(value: int | float) -> bool:
+    """Whether a float holds ``value``: not NaN or infinite, no integer past its range."""
+    if isinstance(value, int):
+        return abs(value) <= _LARGEST_FLOAT
+    return math.isfinite(value)
+
+
+_LARGEST_FLOAT = int(sys.float_info.max)
 
 
 def _label(value: Any, column: str, where: str) -> float | None:

@@ -416,7 +416,8 @@ def _arrow() -> Any:
         import pyarrow
     except ImportError:  # pragma: no cover - depends on the environment
         raise DataError(
-            "score columns are Parquet files: install pyarrow with pip install 'evalsig[columnar]'."
+            "score columns are Parquet files: install pyarrow with "
+            "pip install 'evalsig-stats[columnar]'."
         ) from None
     return pyarrow
 

@@ -32,7 +32,7 @@ def _figure(width: float, height: float) -> Figure:
         from matplotlib.figure import Figure
     except ImportError:
         raise EvalsigError(
-            "plots need matplotlib, which is not installed: pip install 'evalsig[plots]'"
+            "plots need matplotlib, which is not installed: pip install 'evalsig-stats[plots]'"
         ) from None
     return Figure(figsize=(width, height), layout="constrained")
 
@@ -60,7 +60,7 @@ def forest_plot(result: MetaResult, /, *, title: str | None = None) -> Figure:
     Raises
     ------
     EvalsigError
-        If matplotlib is not installed (``pip install 'evalsig[plots]'``).
+        If matplotlib is not installed (``pip install 'evalsig-stats[plots]'``).
 
     Examples
     --------
@@ -101,10 +101,18 @@ def forest_plot(result: MetaResult, /, *, title: str | None = None) -> Figure:
 
 
 def funnel_plot(
-    result: MetaResult, /, *, egger: EggerResult | None = None, title: str | None = None
+    result: MetaResult,
+    /,
+    *,
+    egger: EggerResult | None = None,
+    title: str | None = None,
+    no_egger: str | None = None,
 ) -> Figure:
     """A funnel plot: estimates against standard errors (most precise at the top) with the
     pseudo-95% region around the pooled estimate and, if given, Egger's fitted line.
+
+    Without a line (no ``egger``, or one with ``groups`` or that did not converge) the plot
+    says so under its title, and why: ``no_egger``, or what ``egger`` lacks.
 
     Parameters
     ----------
@@ -112,6 +120,8 @@ def funnel_plot(
     egger : EggerResult, optional
         Draws ``estimate = limit + bias * se`` (needs a test without ``groups``).
     title : str, optional
+    no_egger : str, optional
+        Why no Egger test was run (e.g. the note of the synthesis that skipped it).
 
     Returns
     -------
@@ -144,8 +154,16 @@ def funnel_plot(
     ax.set_ylim(top, 0.0)
     ax.set_xlabel("score")
     ax.set_ylabel("standard error")
-    if title:
-        ax.set_title(_plain(title), fontsize=10)
+    why = None
+    if egger is None:
+        why = no_egger or "no Egger test was given"
+    elif not np.isfinite(egger.limit_estimate):
+        why = "Egger's test has no common line (groups, or its fit did not converge)"
+    heading = _plain(title) if title else ""
+    if why is not None:
+        heading = f"{heading}\nno Egger line: {_plain(why)}".strip()
+    if heading:
+        ax.set_title(heading, fontsize=10, wrap=True)
     ax.grid(alpha=0.3)
     return fig
 
@@ -197,7 +215,9 @@ def write_plots(
         name = f"{cell.model} on {cell.benchmark}"
         figures: list[tuple[str, Any]] = [("forest", forest_plot(cell.meta, title=name))]
         if cell.meta.k >= 3:
-            figures.append(("funnel", funnel_plot(cell.meta, egger=cell.egger, title=name)))
+            skipped = next((n for n in cell.notes if n.startswith("No Egger test")), None)
+            funnel = funnel_plot(cell.meta, egger=cell.egger, title=name, no_egger=skipped)
+            figures.append(("funnel", funnel))
         for kind, fig in figures:
             for ext in chosen:
                 path = folder / f"{stem}-{kind}.{ext}"

@@ -68,8 +68,8 @@ class ReportTable:
     def row(self, i: int) -> str:
         """'row 3 (model 'x', benchmark 'y', source 'z')' for messages (1-based)."""
         return (
-            f"row {i + 1} (model {self.models[i]!r}, benchmark {self.benchmarks[i]!r}, "
-            f"source {self.sources[i]!r})"
+            f"row {i + 1} (model {short(self.models[i])}, benchmark {short(self.benchmarks[i])}, "
+            f"source {short(self.sources[i])})"
         )
 
 
@@ -200,7 +200,7 @@ def _read_parquet(path: Path) -> list[Mapping[str, Any]]:
         import pyarrow.parquet as pq
     except ImportError:
         raise FormatError(
-            f"{path}: reading Parquet needs pyarrow: pip install 'evalsig[columnar]'."
+            f"{path}: reading Parquet needs pyarrow: pip install 'evalsig-stats[columnar]'."
         ) from None
     return list(pq.read_table(path).to_pylist())
 
@@ -227,7 +227,7 @@ def _column(columns: set[str], names: Sequence[str]) -> str | None:
 
 def _number(value: Any, what: str, where: str) -> float:
     if isinstance(value, bool):
-        raise DataError(f"{where}: `{what}` is {value!r}, not a number.")
+        raise DataError(f"{where}: `{what}` is {short(value)}, not a number.")
     try:
         x = float(value)
     except (TypeError, ValueError, OverflowError):
@@ -286,7 +286,7 @@ def _validate(records: list[Mapping[str, Any]], origin: str, scale: Scale) -> Re
                     f"{type(value).__name__}."
                 )
             text[c].append(str(value).strip())
-        where = f"{where} (model {text['model'][i]!r}, source {text['source'][i]!r})"
+        where = f"{where} (model {short(text['model'][i])}, source {short(text['source'][i])})"
         if _missing(r.get("score")):
             raise DataError(f"{where}: `score` is missing; drop the row or fill in the score.")
         scores[i] = _number(r["score"], "score", where)
@@ -319,7 +319,9 @@ def _validate(records: list[Mapping[str, Any]], origin: str, scale: Scale) -> Re
     chosen, detected = _scale(scores, models, benchmarks, scale, origin)
     unit = 100.0 if chosen == "points" else 1.0
     for i in range(k):
-        where = f"{origin} row {i + 1} (model {models[i]!r}, source {text['source'][i]!r})"
+        where = (
+            f"{origin} row {i + 1} (model {short(models[i])}, source {short(text['source'][i])})"
+        )
         if not 0.0 <= scores[i] <= unit:
             raise DataError(
                 f"{where}: score {scores[i]:g} is outside [0, {unit:g}] for the {chosen} scale."
@@ -336,7 +338,8 @@ def _validate(records: list[Mapping[str, Any]], origin: str, scale: Scale) -> Re
     if zero.size:
         i = int(zero[0])
         raise DataError(
-            f"{origin} row {i + 1} (model {models[i]!r}, source {text['source'][i]!r}): score "
+            f"{origin} row {i + 1} (model {short(models[i])}, source "
+            f"{short(text['source'][i])}): score "
             f"{scores[i]:g} with only n = {ns[i]:g}: the binomial standard error is 0; give "
             f"an se for this report ({zero.size} such rows)."
         )
@@ -378,13 +381,13 @@ def _scale(
             part = small[idx]
             if label == "cell" and part.any() and not part.all():
                 raise DataError(
-                    f"{origin}: model {g[0]!r} on {g[1]!r} has scores on both scales "
+                    f"{origin}: model {short(g[0])} on {short(g[1])} has scores on both scales "
                     f"({', '.join(f'{scores[i]:g}' for i in idx[:4])}); convert them to one "
                     "scale, or pass scale='points' if they are all points."
                 )
             if label == "benchmark" and part.all():
                 raise DataError(
-                    f"{origin}: every score on benchmark {g!r} is <= 1 while others exceed 1: "
+                    f"{origin}: every score on benchmark {short(g)} is <= 1 while others exceed 1: "
                     "proportions mixed with points? Convert them, or pass scale='points' if "
                     "they are points."
                 )

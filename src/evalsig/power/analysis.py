@@ -18,7 +18,12 @@ from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.paired import PairedScores
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
-from evalsig.inference._common import Alternative, check_alternative
+from evalsig.inference._common import (
+    Alternative,
+    check_alternative,
+    check_count,
+    check_number,
+)
 from evalsig.power._common import check_alpha, check_n, check_power, paired_provenance
 from evalsig.power.mcnemar import (
     mcnemar_detectable_effect,
@@ -161,6 +166,14 @@ def power_analysis(
     alpha, power = check_alpha(alpha), check_power(power)
     alternative = check_alternative(alternative)
     size_n = None if n is None else int(check_n(n))
+    runs = check_count(runs, "runs", fix="It is the runs per item planned.")
+    sd, sd_within = (
+        None if value is None else check_number(value, name, low=0.0, fix=f"It is {what}.")
+        for value, name, what in (
+            (sd, "sd", "the SD of per-item differences"),
+            (sd_within, "sd_within", "the run-to-run SD of one run's difference"),
+        )
+    )
     binary = p01 is not None or p10 is not None or discordance is not None
     if binary == (effect is not None or sd is not None):
         raise DataError(
@@ -187,7 +200,7 @@ def power_analysis(
             raise DataError("`sd` without `effect` needs `n` (at least 2): the MDE is solved for.")
         effect = sign * paired_t_detectable_effect(
             size_n,
-            math.sqrt(sd**2 + (sd_within or 0.0) ** 2 / runs),
+            _total_sd(sd, sd_within, runs),
             alpha=alpha,
             power=power,
             alternative=alternative,
@@ -220,7 +233,7 @@ def power_analysis(
     else:
         if effect is None or sd is None:
             raise DataError("give both `effect` and `sd`.")
-        total_sd = math.sqrt(sd**2 + (sd_within or 0.0) ** 2 / runs)
+        total_sd = _total_sd(sd, sd_within, runs)
         sample = paired_t_sample_size(effect, total_sd, power=power, **common)  # type: ignore[arg-type]
 
         def power_at(k: float) -> float:
@@ -234,6 +247,12 @@ def power_analysis(
         if sd_within is not None:
             trade = runs_tradeoff(effect, sd, sd_within, power=power, **common)  # type: ignore[arg-type]
     curve = _curve(sample.n, size_n, power_at)
+    notes = sample.notes
+    if sample.effect == 0 and size_n is not None:
+        notes += (
+            f"with no difference the 'power' at {size_n:,} items is the test's size, its "
+            "false-positive rate (alpha), not a power; give the difference to detect.",
+        )
     return PowerAnalysis(
         sample_size=sample,
         n=size_n,
@@ -243,9 +262,14 @@ def power_analysis(
         runs=trade,
         unpaired=unpaired,
         source=source,
-        notes=sample.notes,
+        notes=notes,
         provenance=provenance(),
     )
+
+
+def _total_sd(sd: float, sd_within: float | None, runs: int) -> float:
+    """``sqrt(sd^2 + sd_within^2 / runs)``, without overflow for huge SDs."""
+    return math.hypot(sd, (sd_within or 0.0) / math.sqrt(runs))
 
 
 def power_analysis_paired(

@@ -147,9 +147,11 @@ def mcnemar_power(
     -----
     Normal approximation (Connor 1987; as R's ``MESS::power_mcnemar_test``):
     ``Phi[(sqrt(n) |delta| - z_a sqrt(pi_D)) / sqrt(pi_D - delta^2)]``, the far tail
-    ignored. ``method="exact"`` sums the exact conditional test's power over the binomial
-    number of discordant items (``n`` rounded down to an integer); ``method="score"`` does
-    the same for compare's default test (see :func:`mcnemar_sample_size`).
+    ignored; with no difference (``p01 = p10``) the power is the test's size, ``alpha``
+    (both tails; the exact methods give their own, at most alpha). ``method="exact"`` sums
+    the exact conditional test's power over the binomial number of discordant items (``n``
+    rounded down to an integer); ``method="score"`` does the same for compare's default
+    test (see :func:`mcnemar_sample_size`).
 
     Examples
     --------
@@ -226,6 +228,8 @@ def _normal_power(n: float, p01: float, p10: float, alpha: float, alt: Alternati
     effect = _directed(delta, alt)
     if disc == 0.0:
         return 0.0
+    if delta == 0.0:  # the size: both tails, equal here (elsewhere the far one is negligible)
+        return alpha
     numerator = math.sqrt(n) * effect - z_alpha(alpha, alt) * math.sqrt(disc)
     spread = math.sqrt(max(disc - delta**2, 0.0))
     if spread == 0.0:

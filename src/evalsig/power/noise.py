@@ -31,6 +31,15 @@ __all__ = ["DesignOption", "ModelNoise", "NoiseResult", "benchmark_noise"]
 
 METHOD = "one-way random-effects ANOVA (method of moments), per model"
 
+NO_RUN_NOISE = (
+    "undefined: the scores do not vary between runs (run-to-run variance 0), so there is "
+    "no noise to set the spread against"
+)
+NO_PAIRED_SPREAD = (
+    "undefined: the models' per-item differences do not vary (SD 0), so a paired test has "
+    "no spread to judge a difference by"
+)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelNoise:
@@ -95,12 +104,13 @@ class NoiseResult:
     noise: float | None
     """Relative noise ``noise_sd / mean``; None unless mean > 0 and runs are known."""
     snr: float | None
-    """``signal / noise = spread / noise_sd`` (inf without run-to-run noise, NaN without
-    noise or spread)."""
+    """``signal / noise = spread / noise_sd``; NaN (undefined, with a note) when the scores
+    do not vary between runs, None when runs are not separated."""
     sd_paired: float
     """Root mean over model pairs of the variance of per-item mean differences."""
     mde: float
-    """Smallest paired difference detected with the current items and runs."""
+    """Smallest paired difference detected with the current items and runs; NaN (undefined,
+    with a note) when the per-item differences between models do not vary."""
     alpha: float
     power: float
     options: tuple[DesignOption, ...] = ()
@@ -117,8 +127,11 @@ class NoiseResult:
 
     @property
     def better(self) -> Literal["items", "runs"] | None:
-        """Which extra evaluation lowers the SE more per model call."""
+        """Which extra evaluation lowers the SE more per model call (None when neither
+        lowers it: the scores vary neither between items nor between runs)."""
         if self.gain_per_item is None or self.gain_per_run is None:
+            return None
+        if self.gain_per_item <= 0 and self.gain_per_run <= 0:
             return None
         return "items" if self.gain_per_item >= self.gain_per_run else "runs"
 
@@ -134,8 +147,8 @@ class NoiseResult:
             nulls["noise"] = not_positive
         if self.signal is None:
             nulls["signal"] = not_positive
-        why = "no run-to-run noise" if self.spread > 0 else "no run-to-run noise and no spread"
-        snr = json_safe(self.snr, "snr", nulls, why)
+        snr = json_safe(self.snr, "snr", nulls, NO_RUN_NOISE)
+        mde = json_safe(self.mde, "mde", nulls, NO_PAIRED_SPREAD)
         return {
             "kind": "benchmark-noise",
             "schema_version": SCHEMA_VERSION,
@@ -153,7 +166,7 @@ class NoiseResult:
             "noise": self.noise,
             "snr": snr,
             "sd_paired": self.sd_paired,
-            "mde": self.mde,
+            "mde": mde,
             "alpha": self.alpha,
             "power": self.power,
             "models": [
@@ -175,7 +188,7 @@ class NoiseResult:
                     "runs": o.runs,
                     "evaluations": o.evaluations,
                     "se": o.se,
-                    "mde": o.mde,
+                    "mde": json_safe(o.mde, "options.mde", nulls, NO_PAIRED_SPREAD),
                 }
                 for o in self.options
             ],
@@ -347,7 +360,15 @@ def benchmark_noise(
     item_pooled = max(item_pooled, 0.0)
     pair_var = _pair_variance(scores.scores)
     sd_paired = math.sqrt(pair_var)
-    mde = float(minimum_detectable_effect(n, sd=sd_paired, alpha=alpha, power=power) or 0.0)
+    mde = math.nan
+    if sd_paired > 0:
+        mde = float(minimum_detectable_effect(n, sd=sd_paired, alpha=alpha, power=power) or 0.0)
+    else:
+        notes.append(
+            "the models' per-item differences do not vary (their SD is 0: the models agree "
+            "on every item, or differ by the same amount on each): the MDE is undefined, "
+            "not 0, since a paired test has no spread to judge a difference by"
+        )
     lacking = [m.model for m in rows if m.run_variance is None]
     run_pooled = None if lacking else float(np.mean([m.run_variance for m in rows]))
     if lacking:
@@ -357,6 +378,11 @@ def benchmark_noise(
             "need it; give several runs per item of every model"
         )
     noise_sd = None if run_pooled is None else math.sqrt(run_pooled / n)
+    if run_pooled == 0:
+        notes.append(
+            "the scores do not vary between runs (run-to-run variance 0): the noise is 0, so "
+            "the SNR is undefined (not infinite), and more runs cannot lower the SE"
+        )
     signal = spread / grand if grand > 0 else None
     noise = None if noise_sd is None or grand <= 0 else noise_sd / grand
     snr = None if noise_sd is None else _ratio(spread, noise_sd)
@@ -425,6 +451,8 @@ def _with_design(
 
     def mde(size: int, reps: int) -> float:
         sd = math.sqrt(between + within / reps)
+        if sd == 0:
+            return math.nan  # undefined, as the benchmark's MDE (noted)
         return paired_t_detectable_effect(size, sd, alpha=base.alpha, power=base.power)
 
     options = tuple(
@@ -433,6 +461,11 @@ def _with_design(
         for reps in runs
     )
     now = se(n, r)
+    if now == 0:
+        notes.append(
+            "the scores vary neither between items nor between runs: every standard error "
+            "is 0, and neither more items nor more runs can be advised"
+        )
     tradeoff = None
     if base.mde > 0:
         tradeoff = runs_tradeoff(
@@ -538,10 +571,8 @@ def _model(
 
 
 def _ratio(spread: float, noise_sd: float) -> float:
-    """``spread / noise_sd``: inf without noise, NaN with neither spread nor noise."""
-    if noise_sd > 0:
-        return spread / noise_sd
-    return math.inf if spread > 0 else math.nan
+    """``spread / noise_sd``; NaN (undefined) without run-to-run noise."""
+    return spread / noise_sd if noise_sd > 0 else math.nan
 
 
 def _pair_variance(scores: np.ndarray) -> float:

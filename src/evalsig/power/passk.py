@@ -28,7 +28,7 @@ from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
-from evalsig.inference._common import Alternative, check_alternative
+from evalsig.inference._common import Alternative, check_alternative, check_number
 from evalsig.inference.passk import (
     Estimator,
     Ties,
@@ -192,7 +192,8 @@ def pass_at_k_power(
         needs at least 2k samples on each side.
     k : int
     effect : float
-        The difference to detect, candidate minus baseline (0.03 is 3 points).
+        The difference to detect, candidate minus baseline (0.03 is 3 points); not 0,
+        which no number of tasks detects (an error says so).
     samples : sequence of int, optional
         Samples per task to plan for; by default k, 2k, 4k, 8k, 16k and the pilot's.
     alpha, power, alternative
@@ -211,6 +212,7 @@ def pass_at_k_power(
     both unbiased (:mod:`evalsig.inference.passk`); N* solves the noncentral-t power at
     the SD ``sqrt(sigma_b^2 + V(n))``.
     """
+    _check_effect(effect)
     k = check_k(k)
     estimator = check_estimator(estimator)
     ties = check_ties(ties)
@@ -298,11 +300,10 @@ def plan_from_components(
     >>> [round(sd, 4) for sd in plan.sd], [math.ceil(n) for n in plan.n_required]
     ([0.6633, 0.2828], [1384, 254])
     """
-    effect = check_effect(effect)
+    effect = _check_effect(effect)
     alpha, power = check_alpha(alpha), check_power(power)
     alternative = check_alternative(alternative)
-    if not (math.isfinite(var_between) and var_between >= 0):
-        raise DataError(f"`var_between` must be a finite variance >= 0; got {var_between!r}.")
+    var_between = check_number(var_between, "var_between", low=0.0, fix="It is a variance.")
     planned = tuple(sorted(set(_check_samples(samples, k))))
     notes = list(notes)
     within = [max(0.0, float(u_statistic_variance(zeta, k, s))) for s in planned]
@@ -337,6 +338,19 @@ def plan_from_components(
         notes=tuple(notes),
         provenance=provenance,
     )
+
+
+def _check_effect(effect: object) -> float:
+    """A finite, non-zero difference to plan for: at 0 the power is the test's size (its
+    false-positive rate) at every number of tasks, and the tasks needed are infinite."""
+    value = check_effect(effect)
+    if value == 0:
+        raise DataError(
+            "`effect` is 0: no number of tasks detects no difference (the power at 0 is the "
+            "test's size, alpha, and the tasks needed are infinite); give the smallest "
+            "difference worth detecting, e.g. effect=0.03 (3 points of pass@k)."
+        )
+    return value
 
 
 def _check_samples(samples: Sequence[int], k: int) -> list[int]:

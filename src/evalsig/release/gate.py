@@ -11,6 +11,7 @@ default, or an FDR procedure), and the policy's rule combines the task verdicts.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -21,13 +22,14 @@ from typing import Any, Literal
 import numpy as np
 from scipy import optimize
 
+from evalsig._documents import short
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.comparison import ComparisonResult, compare_paired
 from evalsig.data import PairedScores, ScoreTable, load_tasks, pair
 from evalsig.data.provenance import Provenance, file_record, provenance
 from evalsig.data.readers import ReadOptions, collect
 from evalsig.data.readers.collect import Collector
-from evalsig.errors import DataError
+from evalsig.errors import DataError, examples
 from evalsig.inference._common import UNKNOWN_SEED, Alternative, seeded
 from evalsig.inference.aggregate import (
     Dependence,
@@ -71,6 +73,9 @@ class TaskVerdict:
     """Upper confidence bound at level 1 - alpha: below the threshold means FAIL."""
     verdict: Verdict
     reason: str
+    adjusted_lower_bound: float | None = None
+    """The simultaneous lower bound that matches the correction (see
+    :attr:`GateResult.bounds`); None when no such bound is computed for it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +92,11 @@ class GateResult:
     uncorrected_fwer: float
     """What an uncorrected reading of the family would risk: 1 - (1 - alpha)^K."""
     dependence: Dependence | None
+    bounds: str | None = None
+    """Which simultaneous lower bounds ``adjusted_lower_bound`` holds (``"bonferroni"``,
+    ``"sidak"`` or ``"holm"``), or None when the correction has none here (Hochberg,
+    Hommel, Holm-Sidak, Romano-Wolf and the FDR procedures): then only the unadjusted
+    ``lower_bound`` is given, and reports say so."""
     seed: int | None = None
     """The seed of every random draw (each task's resampling, the Romano-Wolf correction):
     ``rng=seed`` (CLI ``--seed``) reproduces the gate exactly. None when nothing was drawn
@@ -134,6 +144,12 @@ class GateResult:
                     "upper_bound": json_safe(
                         t.upper_bound, f"{name}.upper_bound", nulls, "unbounded"
                     ),
+                    "adjusted_lower_bound": json_safe(
+                        math.nan if t.adjusted_lower_bound is None else t.adjusted_lower_bound,
+                        f"{name}.adjusted_lower_bound",
+                        nulls,
+                        "unbounded" if self.bounds else _NO_BOUNDS.format(self.correction.method),
+                    ),
                     "comparison": t.comparison.to_dict(),
                 }
             )
@@ -159,6 +175,7 @@ class GateResult:
             },
             "sign_test": self.sign_test.to_dict(),
             "uncorrected_fwer": self.uncorrected_fwer,
+            "bounds": self.bounds,
             "dependence": None if self.dependence is None else self.dependence.to_dict(),
             "seed": self.seed,
             "notes": list(self.notes),
@@ -183,7 +200,8 @@ class GateResult:
 
     def to_frame(self) -> Any:
         """One row per task of the family: task, claim, margin, direction, threshold,
-        verdict, estimate, lower_bound, upper_bound, pvalue, p_adjusted, reason."""
+        verdict, estimate, lower_bound, adjusted_lower_bound (NaN when the correction has
+        none), upper_bound, pvalue, p_adjusted, reason."""
         from evalsig._frame import data_frame, floats
 
         tasks = self.tasks
@@ -197,6 +215,7 @@ class GateResult:
                 "verdict": [t.verdict for t in tasks],
                 "estimate": floats(t.comparison.estimate for t in tasks),
                 "lower_bound": floats(t.lower_bound for t in tasks),
+                "adjusted_lower_bound": floats(t.adjusted_lower_bound for t in tasks),
                 "upper_bound": floats(t.upper_bound for t in tasks),
                 "pvalue": floats(t.pvalue for t in tasks),
                 "p_adjusted": floats(t.p_adjusted for t in tasks),
@@ -293,6 +312,7 @@ def gate(
         _verdict(claim, comparisons[claim.name], raw[claim.name], correction, alpha)
         for claim in policy.tasks
     )
+    bounds, verdicts = _simultaneous(policy.correction, verdicts, alpha, notes)
     wins = sign_test({v.task.name: v.comparison.estimate for v in verdicts}, alternative="greater")
     overall, reason = _decide(policy, verdicts, wins)
     resampled = [name for name, c in comparisons.items() if c.n_resamples is not None]
@@ -320,6 +340,7 @@ def gate(
         sign_test=wins,
         uncorrected_fwer=uncorrected_familywise_error(len(policy.tasks), alpha),
         dependence=depend,
+        bounds=bounds,
         seed=seed if drew else None,
         notes=tuple(notes),
         provenance=_provenance(policy, pairs, seed if drew else None),
@@ -393,9 +414,9 @@ class _Results:
         names = self.task_names()
         if claim.name not in names:
             raise DataError(
-                f"task {claim.name!r} of the policy's family is missing from the {self.side} "
-                f"results (tasks found: {', '.join(map(repr, names))}); a family task cannot "
-                "be dropped after registration."
+                f"task {short(claim.name)} of the policy's family is missing from the "
+                f"{self.side} results (tasks found: {examples(names, 5) or 'none'}); a family "
+                "task cannot be dropped after registration."
             )
         if self.mapping is None:
             if self.collector is None:
@@ -494,6 +515,62 @@ def _verdict(
         verdict=verdict,
         reason=reason,
     )
+
+
+_NO_BOUNDS = (
+    "no simultaneous bound is computed for the {} correction; lower_bound is the unadjusted bound"
+)
+
+
+def _simultaneous(
+    correction: str, verdicts: tuple[TaskVerdict, ...], alpha: float, notes: list[str]
+) -> tuple[str | None, tuple[TaskVerdict, ...]]:
+    """Lower bounds that hold for every task at once and agree with the correction's
+    decisions: each task passes exactly when its bound clears its threshold.
+
+    Bonferroni: each bound at level ``1 - alpha/K``; Sidak: ``(1 - alpha)^(1/K)``. Holm
+    (Strassburger and Bretz 2008; Guilbaud 2008): with ``R`` the passing tasks, a task
+    outside ``R`` gets its bound at level ``1 - alpha/(K - |R|)``, a task in ``R`` its
+    threshold, unless every task passes, when each gets the larger of its threshold and its
+    Bonferroni bound. Other corrections: none (None, and the bounds stay unadjusted).
+
+    References
+    ----------
+    .. [1] K. Strassburger and F. Bretz (2008), "Compatible simultaneous lower confidence
+       bounds for the Holm procedure and other Bonferroni-based closed tests", Statistics
+       in Medicine 27(24), 4914-4927.
+    """
+    k = len(verdicts)
+    if correction not in ("bonferroni", "sidak", "holm") or not k:
+        return None, verdicts
+
+    def bound(t: TaskVerdict, tail: float) -> float:
+        return t.comparison.confidence_interval(1.0 - tail, alternative="greater").low
+
+    passed = [t.verdict == "PASS" for t in verdicts]
+    if correction == "bonferroni":
+        lows = [bound(t, alpha / k) for t in verdicts]
+    elif correction == "sidak":
+        lows = [bound(t, 1.0 - (1.0 - alpha) ** (1.0 / k)) for t in verdicts]
+    elif all(passed):
+        lows = [max(t.task.threshold, bound(t, alpha / k)) for t in verdicts]
+    else:
+        rest = k - sum(passed)
+        lows = [
+            t.task.threshold if won else bound(t, alpha / rest)
+            for t, won in zip(verdicts, passed, strict=True)
+        ]
+        if any(passed):
+            notes.append(
+                "The bounds are simultaneous and match Holm's decisions (Strassburger and "
+                "Bretz 2008): a task that passes while another does not has its threshold as "
+                "its bound; lower_bound in the JSON holds each task's unadjusted bound."
+            )
+    adjusted = tuple(
+        dataclasses.replace(t, adjusted_lower_bound=low)
+        for t, low in zip(verdicts, lows, strict=True)
+    )
+    return correction, adjusted
 
 
 def _refuted(claim: TaskClaim) -> str:

@@ -176,6 +176,11 @@ def position_bias_summary(r: Result) -> Summary:
     rows = [
         ("Position bias", f"{r['estimate']:+.4g} ({interval(r['ci'])})"),
         ("First shown preferred", f"{r['first_preferred']:,} of {r['n']:,} ({share:.4g})"),
+    ]
+    if r.get("ties"):
+        total = r["n"] + r["ties"]
+        rows.append(("Ties", f"{r['ties']:,} of {total:,} judgments (left out of the test)"))
+    rows += [
         ("p-value", f"{p_text(r['pvalue'])} (no position bias)"),
         ("Method", r["method"]),
     ]

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import math
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
-__all__ = ["LONG_NAME", "difference", "interval", "name_cell", "number_cell", "pvalue", "score"]
+__all__ = [
+    "LONG_NAME",
+    "difference",
+    "fixed",
+    "interval",
+    "name_cell",
+    "number_cell",
+    "pvalue",
+    "score",
+]
 
 
 LONG_NAME = 24
@@ -27,14 +37,39 @@ def number_cell(text: str, value: float | None = None) -> dict[str, Any]:
     return {"text": text, "value": value, "badge": None, "cls": "num"}
 
 
+def fixed(value: float, digits: int, *, low: float = 0.0, high: float = 1.0) -> str:
+    """``value`` with ``digits`` decimals; a value strictly between ``low`` and ``high``
+    never reads as either bound: up to 4 more decimals, then cut toward the inside (or, very
+    near ``low``, in scientific notation). A value below 1 never reads 1.00, one above 0
+    never 0.00; the bounds themselves and values outside them print as they are.
+
+    >>> fixed(0.99999999, 2), fixed(0.5, 2), fixed(1.0, 2), fixed(0.0004, 2)
+    ('0.999999', '0.50', '1.00', '0.0004')
+    >>> fixed(99.996, 2, high=100.0), fixed(2e-12, 2), fixed(1.5, 2)
+    ('99.996', '2.0e-12', '1.50')
+    """
+    text = f"{value:.{digits}f}"
+    if not low < value < high:
+        return text
+    for more in range(digits, digits + 5):
+        text = f"{value:.{more}f}"
+        if low < float(text) < high:
+            return text
+    if value - low < high - value:
+        return f"{value:.1e}"
+    cut = Decimal(value).quantize(Decimal(1).scaleb(-(digits + 4)), rounding=ROUND_FLOOR)
+    return f"{cut:.{digits + 4}f}"  # exact: a float's decimal expansion, cut
+
+
 def pvalue(p: float) -> str:
-    """'p = 0.0432', 'p < 0.0001', or 'p undefined'."""
+    """'p = 0.0432', 'p < 0.0001', 'p > 0.999' (below 1, never shown as 1), 'p = 1', or
+    'p undefined'."""
     if math.isnan(p):
         return "p undefined"
     if p < 1e-4:
         return "p < 0.0001"
     if p >= 0.9995:
-        return "p = 1"
+        return "p = 1" if p >= 1.0 else "p > 0.999"
     return f"p = {p:.4f}" if p < 0.001 else f"p = {p:.3f}"
 
 
@@ -51,7 +86,7 @@ def difference(value: float, *, percent: bool) -> str:
 
 def score(value: float, *, percent: bool) -> str:
     """A model's score: '57.06%' on the percent scale, '0.5706' otherwise."""
-    return f"{100 * value:.2f}%" if percent else f"{value:.4g}"
+    return f"{fixed(100 * value, 2, high=100.0)}%" if percent else f"{value:.4g}"
 
 
 def interval(

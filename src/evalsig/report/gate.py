@@ -11,7 +11,7 @@ from evalsig.report import formatting as fmt
 from evalsig.report.comparison import md
 from evalsig.report.provenance import compared
 
-__all__ = ["HEADER", "as_markdown", "as_text", "family_line", "rows"]
+__all__ = ["HEADER", "as_markdown", "as_text", "bound_label", "bound_value", "family_line", "rows"]
 
 Result = Mapping[str, Any]
 
@@ -34,7 +34,7 @@ HEADER = ("task", "claim", "improvement", "bound", "raw p", "adjusted p", "verdi
 def _p(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "undefined"
-    return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
+    return "< 0.0001" if value < 1e-4 else fmt.fixed(value, 4)
 
 
 def _claim(task: Result) -> str:
@@ -46,20 +46,36 @@ def _claim(task: Result) -> str:
     return f"not worse than -{margin}{side}"
 
 
-def rows(r: Result) -> list[tuple[str, ...]]:
-    """One row per task: name, claim, improvement, lower bound, raw and adjusted p, verdict."""
+def bound_value(r: Result, task: Result) -> float:
+    """The lower bound a report shows for ``task``: the simultaneous one that matches the
+    correction when the gate has it (``r["bounds"]``), else the unadjusted one."""
+    low = task.get("adjusted_lower_bound") if r.get("bounds") else task["lower_bound"]
+    return -math.inf if low is None else float(low)
+
+
+def bound_label(r: Result) -> str:
+    """What :func:`bound_value` is: '95% simultaneous, Holm' or '95% lower, unadjusted'."""
     level = f"{100 * (1 - r['policy']['alpha']):g}%"
+    method = r.get("bounds")
+    if method:
+        return f"{level} simultaneous, {CORRECTION_NAMES.get(method, method)}"
+    return f"{level} lower, unadjusted"
+
+
+def rows(r: Result) -> list[tuple[str, ...]]:
+    """One row per task: name, claim, improvement, lower bound (labelled: simultaneous for
+    the correction, or unadjusted), raw and adjusted p, verdict."""
+    label = bound_label(r)
     out: list[tuple[str, ...]] = []
     for task in r["tasks"]:
         percent = task["comparison"]["percent_scale"]
-        low = task["lower_bound"]
-        bound = fmt.difference(-math.inf if low is None else low, percent=percent)
+        bound = fmt.difference(bound_value(r, task), percent=percent)
         out.append(
             (
                 task["task"],
                 _claim(task),
                 fmt.difference(task["comparison"]["estimate"], percent=percent),
-                f"{bound} ({level} lower)",
+                f"{bound} ({label})",
                 _p(task["pvalue"]),
                 _p(task["p_adjusted"]),
                 task["verdict"],
@@ -82,7 +98,7 @@ def family_line(r: Result) -> str:
     return (
         f"family of {k} task(s), {name} correction controlling the {controls} at alpha = "
         f"{alpha:g}; rule: {rule}. Read uncorrected, {k} tests at alpha = {alpha:g} would "
-        f"risk a false pass with probability {r['uncorrected_fwer']:.3f}."
+        f"risk a false pass with probability {fmt.fixed(r['uncorrected_fwer'], 3)}."
     )
 
 

@@ -165,17 +165,20 @@ def section(result: Result) -> dict[str, Any]:
         try:
             macro, context = build(result)
             body = Markup(_macro(macro)(context))
-        except Exception as exc:  # a plugin's fault: the report goes on
-            reason = f"The view from {_FROM_PLUGIN[kind]} failed ({type(exc).__name__}: {exc})"
+            heading = str(context["heading"])
+        except (Exception, SystemExit) as exc:  # a plugin's fault: the report goes on
+            why = f"it called sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else exc
+            reason = f"The view from {_FROM_PLUGIN[kind]} failed ({type(exc).__name__}: {why})"
             warnings.warn(f"report section {kind!r}: {reason}.", plugins.PluginWarning, 2)
             return _raw(result, kind, reason)
     else:
         macro, context = build(result)
         body = Markup(_macro(macro)(context))
+        heading = context["heading"]
     line = compared(result) if kind != "comparison" else None  # a comparison has its row
     if line:
         body += Markup('<p class="compared"><strong>Compared:</strong> {}</p>').format(line)
-    return {"kind": kind, "heading": context["heading"], "body": body}
+    return {"kind": kind, "heading": heading, "body": body}
 
 
 def _raw(result: Result, kind: str, reason: str = "") -> dict[str, Any]:
@@ -258,12 +261,11 @@ def _gate(r: Result) -> tuple[str, dict[str, Any]]:
     forest_rows, thresholds = [], []
     for t in r["tasks"]:
         c = t["comparison"]
-        low = t["lower_bound"]
         forest_rows.append(
             svg.ForestRow(
                 label=t["task"],
                 estimate=math.nan if c["estimate"] is None else c["estimate"],
-                low=-math.inf if low is None else low,
+                low=gate_text.bound_value(r, t),
                 high=math.inf,
                 note=t["reason"],
                 emphasis=emphasis[t["verdict"]],
@@ -272,12 +274,13 @@ def _gate(r: Result) -> tuple[str, dict[str, Any]]:
         thresholds.append(t["threshold"])
     table = []
     for t, shown in zip(r["tasks"], gate_text.rows(r), strict=True):
+        low = gate_text.bound_value(r, t)
         table.append(
             [
                 fmt.name_cell(shown[0]),
                 shown[1],
                 _cell(shown[2], t["comparison"]["estimate"]),
-                _cell(shown[3], t["lower_bound"]),
+                _cell(shown[3], None if math.isinf(low) else low),
                 _cell(shown[4], t["pvalue"]),
                 _cell(shown[5], t["p_adjusted"]),
                 _cell(shown[6], None, badge=t["verdict"]),
@@ -295,7 +298,7 @@ def _gate(r: Result) -> tuple[str, dict[str, Any]]:
                 forest_rows,
                 thresholds=thresholds,
                 unit="pp" if percent else "",
-                title="improvement and one-sided lower bound per task",
+                title=f"improvement and lower bound per task ({gate_text.bound_label(r)})",
             )
         ),
         "header": gate_text.HEADER,
@@ -397,6 +400,7 @@ _SECTION_MODULES = (
     "evalsig.report.score",
     "evalsig.report.arena",
     "evalsig.report.noise",
+    "evalsig.report.inspect",
 )
 """Modules whose import registers more sections (saved results of any kind render)."""
 

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
-from evalsig.report.formatting import name_cell, number_cell
+from evalsig.report.formatting import fixed, name_cell, number_cell
 
 __all__ = [
     "CELL_HEADER",
@@ -54,10 +54,15 @@ def _num(x: float | None, digits: int = 2) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
 
+def _percent(x: float | None, digits: int = 1) -> str:
+    """A share in percent ('42.5%'); one below 100% never reads 100.0%."""
+    return "n/a" if x is None else f"{fixed(x, digits, high=100.0)}%"
+
+
 def _p(p: float | None) -> str:
     if p is None:
         return "n/a"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}" if p < 0.01 else f"{p:.3f}"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}" if p < 0.01 else fixed(p, 3)
 
 
 def _digits(r: Result) -> int:
@@ -98,7 +103,7 @@ def _re_lines(r: Result, digits: int) -> list[tuple[str, str]]:
         ),
         (
             "I^2 / H^2",
-            f"{_num(r['i2'], 1)}% ({_range(r['i2_ci'], 1)}) / {_num(r['h2'], 2)} "
+            f"{_percent(r['i2'])} ({_range(r['i2_ci'], 1)}) / {_num(r['h2'], 2)} "
             f"[{r['i2_basis']}-based]",
         ),
         ("Cochran's Q", f"{_num(r['q'], 2)} on {r['q_df']} df, p {_p(r['q_pvalue'])}"),
@@ -119,7 +124,7 @@ def _report_rows(r: Result, digits: int) -> list[list[str]]:
                 rep["label"],
                 _num(rep["estimate"], digits),
                 f"{low:.{digits}f} to {high:.{digits}f}",
-                _num(rep["weight"], 1) + "%",
+                _percent(rep["weight"]),
             ]
         )
     return out
@@ -155,7 +160,7 @@ def _cell_forest(c: Result, digits: int, title: str) -> str:
             estimate=rep["score"] if "score" in rep else rep["estimate"],
             low=(rep["score"] if "score" in rep else rep["estimate"]) - z * rep["se"],
             high=(rep["score"] if "score" in rep else rep["estimate"]) + z * rep["se"],
-            note="" if rep["weight"] is None else f"weight {rep['weight']:.1f}%",
+            note="" if rep["weight"] is None else f"weight {_percent(rep['weight'])}",
         )
         for rep in c["reports"]
     ]
@@ -168,7 +173,7 @@ def _cell_forest(c: Result, digits: int, title: str) -> str:
             low=math.nan if ci["low"] is None else ci["low"],
             high=math.nan if ci["high"] is None else ci["high"],
             note=f"{_level(c)} CI",
-            emphasis="pass",
+            emphasis="summary",
         )
     )
     if pi["low"] is not None and pi["high"] is not None:
@@ -179,10 +184,37 @@ def _cell_forest(c: Result, digits: int, title: str) -> str:
                 low=pi["low"],
                 high=pi["high"],
                 note="a new report's setting",
-                emphasis="unresolved",
+                emphasis="spread",
             )
         )
-    return svg.forest(rows, reference=math.nan, title=title)
+    legend = {
+        "summary": f"pooled estimate ({_level(c)} CI)",
+        "spread": "prediction interval (where a new report's setting falls)",
+    }
+    return svg.forest(rows, reference=math.nan, title=title, legend=legend)
+
+
+def _no_egger_line(c: Result) -> str | None:
+    """Why a cell's funnel has no Egger line (the cell's note says), or None if it has one."""
+    egger = c.get("egger")
+    if egger and egger["limit_estimate"] is not None and egger["bias"] is not None:
+        return None
+    if egger:
+        return "Egger's fitted line is undefined here (its fit did not converge)"
+    said = [str(n) for n in c["notes"] if str(n).startswith("No Egger test")]
+    if said:
+        return said[0].partition(": ")[2].rstrip(".") or said[0].rstrip(".")
+    return "no Egger test was run"
+
+
+def _funnel_title(c: Result, name: str) -> str:
+    """'NAME: funnel with Egger line', or without one and why."""
+    why = _no_egger_line(c)
+    return (
+        f"{name}: funnel with Egger line"
+        if why is None
+        else f"{name}: funnel (no Egger line: {why})"
+    )
 
 
 def _cell_funnel(c: Result, title: str) -> str:
@@ -241,7 +273,7 @@ def summary(r: Result) -> list[str]:
     ]
     if s["median_i2"] is not None:
         lines.append(
-            f"Median I^2 {s['median_i2']:.1f}% over {s['n_cells_heterogeneity']} cells with "
+            f"Median I^2 {_percent(s['median_i2'])} over {s['n_cells_heterogeneity']} cells with "
             "2 or more reports."
         )
     if s["median_half_width"] is not None:
@@ -292,7 +324,7 @@ def cell_rows(r: Result) -> list[list[str]]:
                 _num(c["mu"], d),
                 _range(c["ci"], d),
                 _num(c["tau"], d),
-                "n/a" if c["i2"] is None else f"{c['i2']:.1f}%",
+                _percent(c["i2"]),
                 _range(c["prediction_interval"], d),
                 _num(c["max_reported"], d),
                 str(rank),
@@ -310,11 +342,11 @@ def _board_lines(b: Mapping[str, Any], d: int) -> list[str]:
         f"top {b['top']} by synthesized vs max-reported score: {status}; {b['n_moved']} models move"
     )
     for s in b["swaps"]:
+        a, other = s["higher_by_max"], s["higher_by_synthesis"]
         trail = None if s["mu_gap"] is None else -s["mu_gap"]
         lines.append(
-            f"swap: {s['higher_by_max']} leads {s['higher_by_synthesis']} by "
-            f"{s['max_gap']:+.{d}f} in max reported but trails by {_signed(trail, d)} "
-            "synthesized"
+            f"swap: {a} {_gap('leads', other, s['max_gap'], d)} in max reported but "
+            f"{_gap('trails', '', trail, d)} synthesized"
         )
     f = b["funnel"]
     if f is not None:
@@ -323,6 +355,18 @@ def _board_lines(b: Mapping[str, Any], d: int) -> list[str]:
             f"bias {_signed(f['bias'], 3)}, p {_p(f['pvalue'])}"
         )
     return lines + [f"note: {n}" for n in b["notes"]]
+
+
+def _gap(verb: str, other: str, size: float | None, digits: int) -> str:
+    """'leads B by 0.50', 'trails by 0.37': the verb carries the direction, so the size has
+    no sign; a tie (ranked by name) is 'is level' ('is level with B')."""
+    whom = f" {other}" if other else ""
+    if size is None:
+        return f"{verb}{whom} (by an undefined amount)"
+    if size == 0.0:
+        return f"is level with{whom}" if other else "is level"
+    shown = fixed(abs(size), digits, high=math.inf)
+    return f"{verb}{whom} by {shown}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -372,18 +416,19 @@ def _synthesis_section(r: Result) -> tuple[str, dict[str, Any]]:
                 high=math.nan if row["ci_high"] is None else row["ci_high"],
                 note=f"k = {row['k']}, max reported {row['max_reported']:.{d}f} "
                 f"(rank {row['rank_max']})",
-                emphasis="unresolved" if row["rank"] != row["rank_max"] else None,
+                emphasis="marked" if row["rank"] != row["rank_max"] else None,
             )
             for row in b["rows"]
         ]
         title = f"{b['benchmark']}: synthesized score with {_level(r)} CI"
-        plots.append(svg.forest(rows, reference=math.nan, title=title))
+        legend = {"marked": "ranked otherwise by max reported score"}
+        plots.append(svg.forest(rows, reference=math.nan, title=title, legend=legend))
     cells = sorted((c for c in r["cells"] if c["k"] >= 2), key=lambda c: -c["k"])[:MAX_CELL_PLOTS]
     for c in cells:
         name = f"{c['model']} on {c['benchmark']}"
         plots.append(_cell_forest(c, d, f"{name}: reports and pooled estimate"))
         if c["k"] >= 3:
-            plots.append(_cell_funnel(c, f"{name}: funnel with Egger line"))
+            plots.append(_cell_funnel(c, _funnel_title(c, name)))
     notes = list(r["notes"])
     drawn = sum(1 for c in r["cells"] if c["k"] >= 2)
     if drawn > MAX_CELL_PLOTS:

@@ -24,6 +24,11 @@ def _num(value: float | None, digits: int = 4) -> str:
     return "n/a" if value is None else f"{value:.{digits}g}"
 
 
+def _undefined(name: str, nulls: Mapping[str, str]) -> str:
+    """'undefined' for a number the JSON gives as null for a reason (see the notes)."""
+    return "undefined" if name in nulls else "n/a"
+
+
 def _runs(value: float) -> str:
     return f"{value:g}" if value == int(value) else f"{value:.2f}"
 
@@ -39,7 +44,7 @@ def noise_summary(r: Result) -> list[str]:
     ]
     signal = "n/a" if r["signal"] is None else f"{100 * r['signal']:.2f}%"
     noise = "n/a" if r["noise"] is None else f"{100 * r['noise']:.2f}%"
-    snr = _num(r["snr"], 3) if r["snr"] is not None else ("inf" if "snr" in nulls else "n/a")
+    snr = _num(r["snr"], 3) if r["snr"] is not None else _undefined("snr", nulls)
     if r["run_variance"] is None:
         snr = "n/a"
     lines.append(
@@ -48,7 +53,8 @@ def noise_summary(r: Result) -> list[str]:
     )
     lines.append(
         f"smallest paired difference resolved (MDE, alpha {r['alpha']:g}, power "
-        f"{r['power']:g}): {_num(r['mde'])}"
+        f"{r['power']:g}): "
+        + (_num(r["mde"]) if r["mde"] is not None else _undefined("mde", nulls))
     )
     if r["better"] is not None:
         lines.append(
@@ -80,7 +86,7 @@ def _option_rows(r: Result) -> list[list[str]]:
             str(o["runs"]),
             f"{o['evaluations']:,}",
             _num(o["se"]),
-            _num(o["mde"]),
+            _num(o["mde"]) if o["mde"] is not None else _undefined("options.mde", r["nulls"]),
         ]
         for o in r["options"]
     ]
@@ -157,8 +163,8 @@ def _plot(r: Result) -> Markup | None:
 def _section(r: Result) -> tuple[str, dict[str, Any]]:
     options = [
         f"{o['n_items']:,} items x {o['runs']} runs ({o['evaluations']:,} calls): SE "
-        f"{_num(o['se'])}, MDE {_num(o['mde'])}"
-        for o in r["options"]
+        f"{row[3]}, MDE {row[4]}"
+        for o, row in zip(r["options"], _option_rows(r), strict=True)
     ]
     return "table", {
         "heading": f"Benchmark noise: {r['n_models']} models, {r['n_items']:,} items",

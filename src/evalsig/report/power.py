@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
-from evalsig.report.formatting import difference, name_cell, number_cell
+from evalsig.report.formatting import difference, fixed, name_cell, number_cell
 from evalsig.report.provenance import compared
 
 __all__ = [
@@ -44,7 +44,7 @@ def _items(n: float | None) -> str:
 
 
 def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.2f}%"
+    return "n/a" if x is None else f"{fixed(100 * x, 2, high=100.0)}%"
 
 
 def _effect(value: float | None, design: str) -> str:
@@ -75,9 +75,10 @@ def _inputs(r: Result) -> str:
 
 
 def _q(q: float | None) -> str:
+    """q with 2 decimals; a q just below 1 (unresolved) never reads 1.00."""
     if q is None:
         return "n/a"
-    return f"{q:.2f}" if q < 100 else f"{q:.3g}"
+    return fixed(q, 2) if q < 100 else f"{q:.3g}"
 
 
 # --- sample size ---------------------------------------------------------------------------
@@ -94,7 +95,7 @@ def _sample_size_lines(r: Result) -> list[tuple[str, str]]:
     if r["n"] is not None and r["method"] != "exact":
         rows.append(("Unrounded N*", f"{r['n']:.6g}"))
     if r["achieved_power"] is not None:
-        rows.append(("Power at N*", f"{r['achieved_power']:.4f}"))
+        rows.append(("Power at N*", fixed(r["achieved_power"], 4)))
     return rows
 
 
@@ -123,7 +124,7 @@ def _power_lines(r: Result) -> list[tuple[str, str]]:
         rows.append(
             (
                 f"At n = {r['n']:,} items",
-                f"power {r['power_at_n']:.3f}; smallest detectable difference "
+                f"power {fixed(r['power_at_n'], 3)}; smallest detectable difference "
                 f"{_magnitude(r['detectable_effect'], s['design'])}; q = n/N* = "
                 f"{_q(r['q'])} ({state})",
             )
@@ -282,7 +283,7 @@ def benchmark_summary(r: Result) -> list[str]:
     boot = r["bootstrap"]
     if boot:
         for key, label in (("unresolved", "unresolved"), ("unresolved_clustered", "clustered")):
-            dist = ", ".join(f"{k}: {100 * v:.1f}%" for k, v in boot[key].items())
+            dist = ", ".join(f"{k}: {fixed(100 * v, 1, high=100.0)}%" for k, v in boot[key].items())
             lines.append(
                 f"category bootstrap ({boot['n_resamples']:,} resamples of "
                 f"{boot['n_clusters']} clusters{_seed(boot)}), {label} count: {dist}"

@@ -8,7 +8,7 @@ One process may have a store open to write, or any number of processes to read i
 both at once; opening a store another process holds waits (``lock_timeout``, 30 s by
 default) and then raises :class:`~evalsig.errors.StoreLockedError`.
 
-``pip install 'evalsig[store]'`` adds the duckdb package it needs; without it, opening a
+``pip install 'evalsig-stats[store]'`` adds the duckdb package it needs; without it, opening a
 store raises a :class:`~evalsig.errors.DataError` saying so (the rest of evalsig works
 without it, and a plain directory of result files needs no store).
 """

@@ -30,7 +30,7 @@ from evalsig.data.readers.collect import (
     VALUE,
     Collector,
 )
-from evalsig.data.readers.streams import check_file
+from evalsig.data.readers.streams import check_file, open_error
 from evalsig.errors import DataError, examples
 from evalsig.store.naming import ModelName, Naming, harness_model
 
@@ -283,27 +283,29 @@ def _object_array(values: list[Any]) -> np.ndarray:
 
 
 def digest(path: Path) -> tuple[str, Literal["file", "directory"]]:
-    """The SHA-256 of a file's content, or of a directory's files (relative paths and contents)."""
+    """The SHA-256 of a file's content, or of a directory's files (relative paths and
+    contents). Each file is checked by the input layer first: a pipe or a device (which
+    would block, or never end) is refused, and a failure to read it is one line."""
     digest = hashlib.sha256()
-    try:
-        if path.is_dir():
-            for file in sorted(p for p in path.rglob("*") if p.is_file()):
-                name = file.relative_to(path).as_posix().encode()
-                digest.update(len(name).to_bytes(8, "little") + name)
-                digest.update(file.stat().st_size.to_bytes(8, "little"))
-                _feed(digest, file)
-            return digest.hexdigest(), "directory"
-        check_file(path)  # a pipe or device (/dev/zero) would block or never end
-        _feed(digest, path)
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror or exc}).") from None
+    if path.is_dir():
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            name = file.relative_to(path).as_posix().encode()
+            digest.update(len(name).to_bytes(8, "little") + name)
+            digest.update(check_file(file).st_size.to_bytes(8, "little"))
+            _feed(digest, file)
+        return digest.hexdigest(), "directory"
+    check_file(path)
+    _feed(digest, path)
     return digest.hexdigest(), "file"
 
 
 def _feed(digest: Any, file: Path) -> None:
-    with open(file, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
+    try:
+        with open(file, "rb") as f:
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+    except OSError as exc:
+        raise open_error(file, exc) from None
 
 
 def model_names(path: Path, reader: str, spec: Spec, parts: list[Part]) -> dict[str, ModelName]:

@@ -21,6 +21,7 @@ from typing import Any
 from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
 from evalsig.errors import DataError, StoreLockedError
 from evalsig.progress import report
+from evalsig.store._connection import store_error
 
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "check_lock_timeout", "connect", "is_lock_error"]
 
@@ -99,7 +100,7 @@ def connect(
             return ddb.connect(str(path), read_only=read_only)
         except ddb.Error as exc:
             if not is_lock_error(exc):
-                raise DataError(f"{path}: cannot open the results store ({exc}).") from None
+                raise store_error(ddb, path, exc, opening=True) from None
             waited = time.monotonic() - start
             left = lock_timeout - waited
             if left <= 0:

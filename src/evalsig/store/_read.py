@@ -16,13 +16,13 @@ from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError
 
 if TYPE_CHECKING:
-    import duckdb
+    from evalsig.store._connection import Connection
 
 __all__ = ["choose", "rebuild", "what"]
 
 
 def choose(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     store: Path,
     task: str,
     task_id: int,
@@ -67,7 +67,7 @@ def choose(
 
 
 def rebuild(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     store: Path,
     task: str,
     task_id: int,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from evalsig.errors import DataError, examples
 
 if TYPE_CHECKING:
-    import duckdb
+    from evalsig.store._connection import Connection
 
 __all__ = ["READABLE", "SCHEMA_VERSION", "check_schema"]
 
@@ -68,7 +68,7 @@ _MIGRATE_1_TO_2 = (
 )
 
 
-def check_schema(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool) -> int:
+def check_schema(con: Connection, path: Path, *, read_only: bool) -> int:
     """Create the tables of a new store, or check (and migrate) an existing one's version.
 
     Returns the version of the store as opened (2, or 1 for an old store opened read-only).
@@ -109,7 +109,7 @@ def check_schema(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool)
     return version
 
 
-def _run(con: duckdb.DuckDBPyConnection, statements: list[str]) -> None:
+def _run(con: Connection, statements: list[str]) -> None:
     """Run ``statements`` as one transaction: all of them, or none."""
     con.begin()
     try:

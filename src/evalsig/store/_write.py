@@ -33,7 +33,7 @@ from evalsig.store._read import what
 from evalsig.store.results import SourceReport
 
 if TYPE_CHECKING:
-    import duckdb
+    from evalsig.store._connection import Connection
 
 __all__ = ["Writer"]
 
@@ -62,7 +62,7 @@ class Writer:
 
     __slots__ = ("con", "path")
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    def __init__(self, con: Connection, path: Path) -> None:
         self.con = con
         self.path = path
 

@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalsig.data.models import ModelScores, model_scores
 from evalsig.data.paired import OnMismatch, OnMissing
@@ -57,6 +57,7 @@ from evalsig.data.readers import ReadOptions, _expand
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError, examples
 from evalsig.progress import report
+from evalsig.store._connection import Connection, check_store_file
 from evalsig.store._ingest import Spec, check_arguments, ingest_options
 from evalsig.store._lock import DEFAULT_LOCK_TIMEOUT, check_lock_timeout, connect
 from evalsig.store._read import choose, rebuild, what
@@ -70,9 +71,6 @@ from evalsig.store.results import (
     StoredTask,
 )
 
-if TYPE_CHECKING:
-    import duckdb
-
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "SCHEMA_VERSION", "ResultsStore"]
 
 MIN_DUCKDB = (1, 2)
@@ -85,14 +83,14 @@ def _duckdb() -> Any:
     except ImportError:
         raise DataError(
             "the results store needs the duckdb package; install it with "
-            "pip install 'evalsig[store]'."
+            "pip install 'evalsig-stats[store]'."
         ) from None
     version = tuple(int(p) for p in re.findall(r"\d+", duckdb.__version__)[:2])
     if version < MIN_DUCKDB:
         raise DataError(
             f"the results store needs duckdb >= {'.'.join(map(str, MIN_DUCKDB))} (it reads "
             f"numpy arrays without pandas); found {duckdb.__version__}. Upgrade it with "
-            "pip install -U 'evalsig[store]'."
+            "pip install -U 'evalsig-stats[store]'."
         )
     return duckdb
 
@@ -119,7 +117,9 @@ class ResultsStore:
     DataError
         duckdb is not installed; the file is not a DuckDB database or not an evalsig store
         (or one of a schema version this evalsig does not read); a read-only store does not
-        exist.
+        exist; the path is a directory, a pipe or a device. A store file that is damaged
+        or truncated raises a DataError naming it and the fix, here or at whatever later
+        call DuckDB finds the damage.
 
     Notes
     -----
@@ -157,9 +157,9 @@ class ResultsStore:
         self.path = Path(path)
         self.read_only = read_only
         self.lock_timeout = check_lock_timeout(lock_timeout)
-        self._con: duckdb.DuckDBPyConnection | None = None
+        self._con: Connection | None = None
         self._closed = False
-        if self.path.exists():
+        if check_store_file(self.path):
             self._open()
         elif read_only:
             raise DataError(
@@ -168,9 +168,17 @@ class ResultsStore:
             )
 
     def _open(self) -> None:
-        """Connect (waiting for another process's lock), create or check the tables."""
-        self._con = connect(
-            _duckdb(), self.path, read_only=self.read_only, lock_timeout=self.lock_timeout
+        """Connect (waiting for another process's lock), create or check the tables.
+
+        This is the one place the store opens its database: every statement after it goes
+        through :class:`~evalsig.store._connection.Connection`, so a damaged or truncated
+        file is one error naming it and the fix, at whatever query DuckDB finds the damage.
+        """
+        ddb = _duckdb()
+        self._con = Connection(
+            connect(ddb, self.path, read_only=self.read_only, lock_timeout=self.lock_timeout),
+            ddb,
+            self.path,
         )
         try:
             check_schema(self._con, self.path, read_only=self.read_only)
@@ -179,7 +187,7 @@ class ResultsStore:
             raise
 
     @property
-    def _db(self) -> duckdb.DuckDBPyConnection:
+    def _db(self) -> Connection:
         if self._con is None:
             if self._closed:
                 raise DataError(f"{self.path}: the results store is closed.")

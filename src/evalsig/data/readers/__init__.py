@@ -26,6 +26,7 @@ from evalsig.data.readers.deepeval import DEEPEVAL
 from evalsig.data.readers.delimited import CSV
 from evalsig.data.readers.every_eval_ever import EVERY_EVAL_EVER
 from evalsig.data.readers.helm import HELM
+from evalsig.data.readers.human_eval import HUMAN_EVAL
 from evalsig.data.readers.inspect_ai import INSPECT
 from evalsig.data.readers.lighteval import LIGHTEVAL, LIGHTEVAL_RESULTS
 from evalsig.data.readers.lm_eval import LM_EVAL
@@ -77,7 +78,8 @@ def register(reader: Reader, *, first: bool = False) -> Reader:
 
 for _reader in (
     LM_EVAL, INSPECT, HELM, OPENAI_EVALS, EVERY_EVAL_EVER, ALPACA_EVAL, LIGHTEVAL,
-    LIGHTEVAL_RESULTS, PROMPTFOO, DEEPEVAL, OPENCOMPASS, SIMPLE_EVALS, CSV, JSONL, JSON, PARQUET,
+    LIGHTEVAL_RESULTS, PROMPTFOO, DEEPEVAL, OPENCOMPASS, SIMPLE_EVALS, HUMAN_EVAL, CSV, JSONL,
+    JSON, PARQUET,
 ):  # fmt: skip
     register(_reader)
 
@@ -119,7 +121,41 @@ def _install_plugin(entry: object, plugin: plugins.Plugin) -> str:
     entries.insert(at, (reader.name, reader))
     READERS.clear()
     READERS.update(entries)
+    _FROM_PLUGIN[reader.name] = plugin
     return f"reader {reader.name!r}"
+
+
+_FROM_PLUGIN: dict[str, plugins.Plugin] = {}
+"""The readers installed plugins gave, and which plugin (their failures are isolated)."""
+
+
+def _sniffs(name: str, reader: Reader, path: Path, head: bytes) -> bool:
+    """Whether ``reader`` claims the file. A plugin's ``sniff`` that fails (or calls
+    ``sys.exit``) means "not mine", with one :class:`~evalsig.plugins.PluginWarning`."""
+    plugin = _FROM_PLUGIN.get(name)
+    if plugin is None:
+        return bool(reader.sniff(path, head))
+    try:
+        return bool(reader.sniff(path, head))
+    except (Exception, SystemExit) as exc:
+        plugins.warn_once(plugin, f"the sniff(path, head) of its reader {name!r}", exc)
+        return False
+
+
+@contextmanager
+def _plugin_code(path: Path, name: str) -> Iterator[None]:
+    """A plugin reader's code on ``path``: any failure but evalsig's own errors is a
+    :class:`~evalsig.plugins.PluginError` naming the plugin."""
+    plugin = _FROM_PLUGIN.get(name)
+    if plugin is None:
+        yield
+        return
+    with plugins.isolated(
+        f"{path}: reading it with the reader {name!r} of {plugins.describe(plugin)}",
+        f"Fix or uninstall {plugin.distribution}, or read the file with another reader "
+        "(--input-format / format=).",
+    ):
+        yield
 
 
 def _is_reader(entry: object) -> TypeGuard[Reader]:
@@ -153,8 +189,8 @@ def _pick(path: Path, format: str) -> Reader:
             )
         return READERS[format]
     head = _head(path)
-    for reader in READERS.values():
-        if reader.sniff(path, head):
+    for name, reader in list(READERS.items()):
+        if _sniffs(name, reader, path, head):
             return reader
     if path.is_dir():
         raise FormatError(
@@ -190,8 +226,23 @@ def _expand(paths: PathLike | Sequence[PathLike]) -> list[Path]:
                 raise FormatError(f"{item}: the pattern matches no file.")
             out.extend(Path(m) for m in matches)
             continue
+        if _is_number(str(item)):
+            raise FormatError(
+                f"{item}: no such file; {str(item)!r} is a number, but this argument names "
+                "result files (a file, a folder or a quoted glob). Give numbers with the "
+                "command's options (see its --help), and scores in a file."
+            )
         raise FormatError(f"{path}: no such file.")
     return out
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` reads as a number (``1``, ``0.05``, ``-3e2``, ``nan``)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def collect(
@@ -206,13 +257,16 @@ def collect(
     files = _expand(paths)
     for number, path in enumerate(files, start=1):
         reader = _pick(path, format)
-        _check_where(path, reader, options)
+        with _plugin_code(path, reader.name):
+            _check_where(path, reader, options)
         out.start_file(str(path), reader.name)
         rows, skipped = len(out.rows), len(out.skipped)
-        with unreadable_as_format_error(path):
+        passed, unscored = len(out.passed), len(out.unscored)
+        with unreadable_as_format_error(path), _plugin_code(path, reader.name):
             reader.read(path, options, out)
         passed_over = options.task is not None and bool(out.tasks_seen)  # other tasks only
-        if len(out.rows) == rows and not passed_over:
+        passed_over |= len(out.passed) > passed  # another model than --where chose
+        if len(out.rows) == rows and not passed_over and len(out.unscored) == unscored:
             _nothing_read(path, reader.name, out.skipped[skipped:], format)
         report("reading result files", number, len(files))
     return out

@@ -64,8 +64,9 @@ class _AlpacaEvalReader:
         out.offer(clusters=["dataset"], keys=["annotator", "generator_1", "output_1"])
         out.notes.append(f"{path}: score = preference - 1 against the baseline output_1.")
         seen: list[float] = []
+        texts: list[str] = []
         for number, record in enumerate(records, start=1):
-            value = self._add(record, f"record {number}", options, wanted, out)
+            value = self._add(record, f"record {number}", options, wanted, out, texts)
             if value is not None:
                 seen.append(value)
         discrete = all(v in DISCRETE for v in seen)
@@ -74,6 +75,11 @@ class _AlpacaEvalReader:
             if discrete
             else "AlpacaEval 2 (weighted preferences in [1, 2])"
         )
+        if texts:
+            out.notes.append(
+                f"{path}: 'preference' is text in {len(texts)} record(s) (e.g. {texts[0]}), "
+                "read as the number it spells; AlpacaEval writes numbers."
+            )
         draws = seen.count(0.0)
         if draws:
             out.notes.append(
@@ -88,8 +94,10 @@ class _AlpacaEvalReader:
         options: ReadOptions,
         wanted: Mapping[str, str],
         out: Collector,
+        texts: list[str],
     ) -> float | None:
-        """Add one annotation; return its preference (None when it was not added)."""
+        """Add one annotation; return its preference (None when it was not added); the
+        positions of preferences given as text go to ``texts`` (for a note)."""
         if not isinstance(record, Mapping):
             out.bad(position, "is not a JSON object.")
             return None
@@ -97,10 +105,14 @@ class _AlpacaEvalReader:
             return None
         preference = record.get("preference")
         try:
-            given = float(preference)  # type: ignore[arg-type]
+            if isinstance(preference, bool) or not isinstance(preference, (int, float, str)):
+                raise TypeError  # null, true: never read as a number
+            given = float(preference)
         except (TypeError, ValueError, OverflowError):
             out.bad(position, f"'preference' is {_show(preference)}, not a number in [1, 2].")
             return None
+        if isinstance(preference, str):
+            texts.append(position)
         if not (given == 0.0 or 1.0 <= given <= 2.0):
             out.bad(position, f"'preference' is {_show(preference)}, outside [1, 2] (0: a draw).")
             return None

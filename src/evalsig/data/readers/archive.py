@@ -255,7 +255,8 @@ def _unzstd(packed: bytes, limit: int, path: Path, name: str) -> bytearray:
     except ImportError:
         raise FormatError(
             f"{path}: member {name!r} is Zstandard-compressed (Inspect's default since "
-            "0.3.206); reading it needs the zstandard package: pip install 'evalsig[inspect]'."
+            "0.3.206); reading it needs the zstandard package: "
+            "pip install 'evalsig-stats[inspect]'."
         ) from None
     out = bytearray()
     try:

@@ -99,6 +99,10 @@ class Reader(Protocol):
 ID_NAMES = ("item", "item_id", "id", "question_id", "doc_id", "sample_id", "instance_id", "idx")
 SCORE_NAMES = ("score", "correct", "is_correct", "acc", "accuracy", "exact_match", "pass")
 RUN_NAMES = ("run", "epoch", "seed", "repeat", "trial")
+FALLBACK_NAMES = {"item id": ("task_id",), "score": ("passed",), "run": ("completion_id",)}
+"""Names detected only when no usual name is present: the columns of code evaluations
+(human-eval's and the ``code_eval`` metric's ``task_id``, ``passed``, ``completion_id``),
+which a table of several tasks may also use for other things."""
 
 
 def resolve_columns(available: Sequence[str], options: ReadOptions, *, source: str) -> Columns:
@@ -114,6 +118,7 @@ def resolve_columns(available: Sequence[str], options: ReadOptions, *, source: s
                 )
             return given
         found = [name for name in names if name in available]
+        found = found or [name for name in FALLBACK_NAMES.get(role, ()) if name in available]
         if len(found) == 1:
             detected.append(f"{role} {found[0]!r}")
             return found[0]

@@ -9,8 +9,12 @@ instead of guessing. The same observations also describe a file for ``evalsig in
 
 from __future__ import annotations
 
+import math
+import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,7 +26,21 @@ from evalsig.data.readers.base import ReadOptions
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError, FormatError, examples
 
-__all__ = ["Collector", "Description", "TaskDescription"]
+__all__ = ["Collector", "Description", "TaskDescription", "Unusable"]
+
+
+class Unusable:
+    """An observation a reader found without a usable value, and why (e.g. a HELM stat with
+    count 0). Added in place of the value: an error when its metric is chosen (left out,
+    and noted, with ``skip_bad_lines``); other metrics' are never looked at."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Unusable({self.reason!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +59,11 @@ class TaskDescription:
     """Observations whose value is null, NaN or not a number."""
     scale: str = ""
     """'0/1', 'continuous', or 'all 0 (scale unknown)' when every value is the same number,
-    which cannot tell a 0/1 score from a 0-100 one."""
+    which cannot tell a 0/1 score from a 0-100 one; 'no scores' for items never scored."""
+    descriptive: tuple[tuple[str, float | None, int], ...] = ()
+    """Metrics that are bookkeeping (token counts, runtimes, request settings), not scores,
+    each with the mean of its finite values (None when it has none) and their number:
+    described so, never given a score's interval."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +82,8 @@ class Description:
     notes: tuple[str, ...]
     layouts: tuple[str, ...] = ()
     """The harness and version of each layout read, e.g. 'lm-eval v0.4.7 or later'."""
+    models: tuple[str, ...] = ()
+    """The models the files name (their harness metadata), in order of first appearance."""
 
 
 @dataclass(slots=True)
@@ -86,6 +110,13 @@ class Collector:
     """Labels seen in columns that look like clusters but were not passed (for a note)."""
     models: dict[int, str] = field(default_factory=dict)
     """The model named by each file's harness metadata (by file number), when it names one."""
+    descriptive: dict[str, str] = field(default_factory=dict)
+    """Metrics a reader knows to be bookkeeping, not scores, and what they are (e.g.
+    'num_output_tokens': 'a HELM token count')."""
+    unscored: list[tuple[int, str, int, str]] = field(default_factory=list)
+    """Files that hold items but no scores at all: (file, task, items, why and the fix)."""
+    passed: list[str] = field(default_factory=list)
+    """The models of inputs passed over because ``where`` chose another model."""
     _file: int = -1
 
     def start_file(self, source: str, format: str) -> None:
@@ -101,9 +132,31 @@ class Collector:
 
     def model(self, name: object) -> None:
         """Record the model the current file's harness metadata names (a string; the first
-        one given for a file is kept)."""
-        if isinstance(name, str) and name.strip():
+        one given for a file is kept). An empty name is an error: the file claims to name
+        its model and does not, so files of several models could not be told apart."""
+        if isinstance(name, str) and not name.strip():
+            raise FormatError(
+                f"{self.sources[self._file]}: names its model as {name!r}, an empty name; "
+                "give the model's name in the file (or rewrite it from the run's settings)."
+            )
+        if isinstance(name, str):
             self.models.setdefault(self._file, name.strip())
+
+    def unknown_version(self, what: str, found: object, read_as: str) -> None:
+        """The current file names a version of its format that evalsig does not know: it is
+        read as ``read_as`` (the newest layout evalsig knows), said in a note and in the
+        layout, never labelled as a known version."""
+        self.version(f"unknown {what} {found}; read as {read_as}")
+        self.notes.append(
+            f"{self.sources[self._file]}: unknown {what} {found!r}; read as {read_as}, the "
+            "newest evalsig knows. If the format changed, the scores may be misread: check "
+            "them, or upgrade evalsig."
+        )
+
+    def no_scores(self, task: str, n_items: int, why: str) -> None:
+        """The current file holds ``n_items`` items of ``task`` and no score at all (e.g. an
+        Inspect log written without scoring): described by ``inspect``, an error to read."""
+        self.unscored.append((self._file, task, n_items, why))
 
     def origin(
         self,
@@ -155,7 +208,17 @@ class Collector:
         key: object = None,
     ) -> None:
         """One scored observation; ``position`` names where it came from: a line number
-        (an int) or a phrase such as 'record 3' or "member 'samples/1_epoch_1.json'"."""
+        (an int) or a phrase such as 'record 3' or "member 'samples/1_epoch_1.json'".
+        An item id, run or cluster that is a list or an object is a malformed record."""
+        for role, label in (("item id", item), ("run", run), ("cluster", cluster)):
+            if isinstance(label, (list, dict)):
+                kind = "a list" if isinstance(label, list) else "an object"
+                self.bad(
+                    position,
+                    f"the {role} is {kind} ({examples([label], 1)}), not a plain value; "
+                    "give a text or a whole number.",
+                )
+                return
         self.rows.append(
             (task, item, value, metric, filter, run, cluster, key, self._file, position)
         )
@@ -211,7 +274,17 @@ class Collector:
 
     def tables(self) -> dict[str, ScoreTable]:
         """One table per task, for the chosen metric and filter."""
+        self._one_model()
+        if self.unscored:
+            file, _, _, why = self.unscored[0]
+            raise FormatError(f"{self.sources[file]}: {why}")
         if not self.rows:
+            if self.passed:
+                wanted = dict(self.options.where).get("model")
+                raise DataError(
+                    f"{self._where()}: no file of model {wanted!r} (--where model= / where=); "
+                    f"the files' models: {examples(dict.fromkeys(self.passed), limit=10)}."
+                )
             if self.options.task is not None and self.tasks_seen:
                 found = ", ".join(sorted(map(repr, self.tasks_seen)))
                 raise DataError(f"{self._source()}: no task {self.options.task!r}; tasks: {found}.")
@@ -239,6 +312,74 @@ class Collector:
                 "these must be plain values: flatten them."
             ) from None
 
+    def named_models(self) -> dict[str, list[int]]:
+        """The files of each model the files name, in order of first appearance."""
+        files: dict[str, list[int]] = {}
+        for number, name in sorted(self.models.items()):
+            files.setdefault(name, []).append(number)
+        return files
+
+    def _one_model(self) -> None:
+        """Files naming several models are never read as runs of one model."""
+        named = self.named_models()
+        if len(named) < 2 or self.options.models_by_task:
+            return
+        noun = (
+            MODEL_FILES.get(self.formats[0], "results")
+            if len(set(self.formats)) == 1
+            else "results"
+        )
+        listed = "; ".join(
+            f"{name}: {len(files)} file(s)" + (f" ({_names(self.sources, files)})")
+            for name, files in named.items()
+        )
+        unnamed = [f for f in range(len(self.sources)) if f not in self.models]
+        also = f"; {len(unnamed)} file(s) name no model" if unnamed else ""
+        where = (
+            " (or choose one with --where model=NAME / where={'model': NAME})"
+            if self.formats[0] in WHERE_MODEL
+            else ""
+        )
+        raise DataError(
+            f"{self._where()}: holds {noun} of {len(named)} models ({listed}{also}); one "
+            "model's runs are never pooled with another's. Pass one model's files"
+            f"{where}, or rank them all with evalsig leaderboard."
+        )
+
+    def by_model(self) -> dict[str, Collector] | None:
+        """The files of each model they name, as collections of their own (one model each);
+        None when they name no model. Every file must name its model."""
+        named = self.named_models()
+        if not named:
+            return None
+        unnamed = [f for f in range(len(self.sources)) if f not in self.models]
+        if unnamed:
+            raise DataError(
+                f"{self._where()}: {_names(self.sources, unnamed)} name(s) no model, beside "
+                f"files of {', '.join(map(repr, named))}; every file must name its model to "
+                "rank the models."
+            )
+        out: dict[str, Collector] = {}
+        for name, files in named.items():
+            keep = set(files)
+            out[name] = replace(
+                self,
+                rows=[row for row in self.rows if row[FILE] in keep],
+                models=dict.fromkeys(files, name),
+                skipped=[s for s in self.skipped if s[0] in keep],
+                unscored=[u for u in self.unscored if u[0] in keep],
+            )
+        return out
+
+    def _where(self) -> str:
+        """The files named for a message: one file, their common folder, or 'N files'."""
+        if len(self.sources) == 1:
+            return self.sources[0]
+        parents = {os.path.dirname(s) for s in self.sources}
+        if len(parents) == 1 and next(iter(parents)):
+            return next(iter(parents))
+        return f"{len(self.sources)} files"
+
     def select(
         self, *, task: str, metric: str | None = None, filter: str | None = None
     ) -> ScoreTable:
@@ -258,6 +399,7 @@ class Collector:
         if filters:
             chosen = self._choose("filter", "--filter / filter=", self.options.filter, filters)
             rows = [row for row in rows if row[FILTER] == chosen]
+        rows, left_out = self._usable(rows, metric)
         if self.options.cluster_column is not None and all(row[CLUSTER] is None for row in rows):
             offered = ", ".join(map(repr, sorted(self.cluster_fields))) or "none"
             raise DataError(
@@ -268,7 +410,7 @@ class Collector:
         runs = [_run_label(row, several_files) for row in rows]
         files = sorted({row[FILE] for row in rows})
         origin = self.sources[files[0]] if len(files) == 1 else f"{len(files)} files"
-        source = origin + (f" (task {task!r})" if task else "")
+        source = origin + (f" (task {examples([task], 1)})" if task else "")
         notes = list(self.notes)
         if filters:
             notes.append(f"{source}: metric {metric!r}, filter {chosen!r}.")
@@ -280,6 +422,15 @@ class Collector:
                 f"{source}: skipped {len(self.skipped)} malformed record(s) ({shown}) "
                 "because skip_bad_lines was set."
             )
+        if left_out:
+            notes.append(f"{source}: {left_out}")
+        if metric in self.descriptive:
+            notes.append(
+                f"{source}: metric {metric!r} is {self.descriptive[metric]}, bookkeeping "
+                "rather than a score of the answers."
+            )
+        if several_files:
+            notes += self._id_kinds(rows)
         if self.hinted and self.options.cluster_column is None:
             notes += cluster_hints(self.hinted, len({row[ITEM] for row in rows}))
         keys = [row[KEY] for row in rows]
@@ -298,7 +449,70 @@ class Collector:
             notes=tuple(notes),
         )
         origin = self.origin(files, task=task, metric=metric, filter=chosen if filters else None)
+        copies = identical_files(origin)
+        if copies:
+            table = replace(table, notes=(*table.notes, *copies))
         return replace(table, origin=origin)
+
+    def _usable(
+        self, rows: list[tuple[Any, ...]], metric: str
+    ) -> tuple[list[tuple[Any, ...]], str]:
+        """The rows whose value can be a score, and a note on those left out.
+
+        A value a reader marked :class:`Unusable` is an error naming where it is and why;
+        with ``skip_bad_lines``, it and every missing value (null, NaN, infinite) are left
+        out with a note naming them. Other values go on to the table, which refuses a NaN
+        or a value that is not a number naming the item and the row.
+        """
+        values = [row[VALUE] for row in rows]
+        if set(map(type, values)) <= {float, int, bool} and _all_finite(values):
+            return rows, ""
+        missing = [i for i, v in enumerate(values) if _missing(v)]
+        if not missing:
+            return rows, ""
+        shown = [
+            f"{self._describe_where(rows[i][FILE], rows[i][POSITION])}: {_why(values[i])}"
+            for i in missing[:3]
+        ]
+        more = ", ..." if len(missing) > 3 else ""
+        if not self.options.skip_bad_lines:
+            marked = [i for i in missing if isinstance(values[i], Unusable)]
+            if not marked:
+                return rows, ""  # the table names NaN and null values by item and row
+            i = marked[0]
+            raise FormatError(
+                f"{self._describe_where(rows[i][FILE], rows[i][POSITION])}: metric {metric!r} "
+                f"{values[i].reason}; "
+                f"{len(marked)} observation(s) of {metric!r} have no value. evalsig never "
+                "drops scores silently: choose another metric, fix the records, or pass "
+                "skip_bad_lines=True (CLI: --skip-bad-lines) to leave them out (noted)."
+            )
+        dropped = set(missing)
+        kept = [row for i, row in enumerate(rows) if i not in dropped]
+        return kept, (
+            f"left out {len(missing)} observation(s) of metric {metric!r} without a value "
+            f"({'; '.join(shown)}{more}) because skip_bad_lines was set."
+        )
+
+    def _id_kinds(self, rows: list[tuple[Any, ...]]) -> list[str]:
+        """A note when one file gives item ids as numbers and another as text (1 and '1'):
+        they are matched by their text, and the mix suggests files of different writers."""
+        kinds: dict[int, set[type]] = {}
+        first: dict[int, object] = {}
+        for row in rows:
+            kinds.setdefault(row[FILE], set()).add(type(row[ITEM]))
+            first.setdefault(row[FILE], row[ITEM])
+        numbers = [f for f, k in kinds.items() if k <= {int, float}]
+        texts = [f for f, k in kinds.items() if k == {str}]
+        if not numbers or not texts:
+            return []
+        number, text = numbers[0], texts[0]
+        return [
+            f"item ids are numbers in {self.sources[number]} (e.g. {first[number]!r}) but text "
+            f"in {self.sources[text]} (e.g. {first[text]!r}); evalsig matches ids by their "
+            f"text, so {first[number]!r} and {str(first[number])!r} are one item. Check that "
+            "the files number their items the same way."
+        ]
 
     # --- description ----------------------------------------------------------------------
 
@@ -314,18 +528,22 @@ class Collector:
 
     def _describe(self) -> Description:
         described = []
+        unscored = {task: n for _, task, n, _ in self.unscored}
+        named = self.named_models()
+        # runs are counted within a model: several models' logs are not runs of one
+        models = self.models if len(named) > 1 else {}
         for name in self.task_names():
             rows = [row for row in self.rows if row[TASK] == name]
             # items are told apart by their text, as tables do (a JSON list id is allowed)
-            per_item: Counter[tuple[str, str, str | None]] = Counter(
-                (str(row[ITEM]), row[METRIC], row[FILTER]) for row in rows
+            per_item: Counter[tuple[str, str, str | None, str | None]] = Counter(
+                (str(row[ITEM]), row[METRIC], row[FILTER], models.get(row[FILE])) for row in rows
             )
             counts = list(per_item.values()) or [0]
             values = [row[VALUE] for row in rows]
             described.append(
                 TaskDescription(
                     name=name,
-                    n_items=len({item for item, _, _ in per_item}),
+                    n_items=len({item for item, *_ in per_item}),
                     n_observations=len(rows),
                     runs=(min(counts), max(counts)),
                     metrics=tuple(sorted({row[METRIC] for row in rows})),
@@ -333,8 +551,37 @@ class Collector:
                     binary=all(v in (0, 1, True, False) for v in values),
                     n_missing=sum(not _finite_number(v) for v in values),
                     scale=_scale(values),
+                    descriptive=_summaries(rows, self.descriptive),
                 )
             )
+        for name, n in unscored.items():
+            if name not in self.task_names():
+                described.append(
+                    TaskDescription(
+                        name=name,
+                        n_items=n,
+                        n_observations=0,
+                        runs=(0, 0),
+                        metrics=(),
+                        filters=(),
+                        binary=False,
+                        n_missing=0,
+                        scale="no scores",
+                    )
+                )
+        notes = [*self.notes, *(f"{self.sources[f]}: {why}" for f, _, _, why in self.unscored)]
+        if len(named) > 1:
+            notes.append(
+                f"the files name {len(named)} models ({', '.join(map(repr, named))}): each "
+                "model is read on its own, never as runs of one; rank them with evalsig "
+                "leaderboard."
+            )
+        if len(self.sources) > 1:
+            paths = [
+                s for s, fmt in zip(self.sources, self.formats, strict=True) if fmt not in IN_MEMORY
+            ]
+            with suppress(OSError):  # a file gone since it was read: nothing to compare
+                notes += identical_files(Origin(files=tuple(map(file_record, paths)), format=""))
         return Description(
             sources=tuple(self.sources),
             formats=tuple(dict.fromkeys(self.formats)),
@@ -345,13 +592,14 @@ class Collector:
             problems=tuple(
                 f"{self._describe_where(f, p)}: {reason}" for f, p, reason in self.skipped[:5]
             ),
-            notes=tuple(self.notes),
+            notes=tuple(notes),
             layouts=tuple(
                 dict.fromkeys(
                     f"{fmt} {ver}" if ver else fmt
                     for fmt, ver in zip(self.formats, self.versions, strict=True)
                 )
             ),
+            models=tuple(named),
         )
 
 
@@ -360,6 +608,91 @@ IN_MEMORY = ("dataframe",)
 
 TASK, ITEM, VALUE, METRIC, FILTER, RUN, CLUSTER, KEY, FILE, POSITION = range(10)
 """Fields of a row of :attr:`Collector.rows` (readers on a hot path may append rows)."""
+
+
+MODEL_FILES = {
+    "inspect": "Inspect logs",
+    "lm-eval": "lm-evaluation-harness samples",
+    "lighteval": "lighteval details",
+    "helm": "HELM runs",
+    "openai-evals": "OpenAI evals logs",
+    "promptfoo": "promptfoo results",
+    "deepeval": "deepeval test runs",
+    "opencompass": "OpenCompass results",
+    "simple-evals": "simple-evals results",
+}
+"""How a message names files of one format that hold several models' results."""
+
+WHERE_MODEL = frozenset({"inspect", "helm"})
+"""Formats whose files are chosen by model with ``where={'model': NAME}``."""
+
+
+def _names(sources: Sequence[str], files: Sequence[int]) -> str:
+    return examples(os.path.basename(sources[f]) or sources[f] for f in files)
+
+
+def identical_files(origin: Origin) -> list[str]:
+    """A note for each file whose bytes equal an earlier one's (or a file given twice): read
+    as runs, the copies count one run several times, so the interval is too narrow and the
+    run-to-run variation looks smaller than it is."""
+    first: dict[str, str] = {}
+    notes = []
+    for record in origin.files:
+        if record.sha256 not in first:
+            first[record.sha256] = record.path
+            continue
+        seen = first[record.sha256]
+        what = (
+            f"{seen} is given twice"
+            if seen == record.path
+            else f"{seen} and {record.path} are byte-identical (SHA-256 {record.sha256[:12]}...)"
+        )
+        notes.append(
+            f"{what}: read as two runs, they count one run twice unless the runs really "
+            "gave identical output; pass the file once if it was copied."
+        )
+    return notes
+
+
+def _summaries(
+    rows: Sequence[tuple[Any, ...]], descriptive: Mapping[str, str]
+) -> tuple[tuple[str, float | None, int], ...]:
+    """(metric, mean of its finite values or None, their number) of each bookkeeping
+    metric among ``rows``."""
+    values: dict[str, list[float]] = {}
+    for row in rows:
+        if row[METRIC] in descriptive:
+            kept = values.setdefault(row[METRIC], [])
+            if _finite_number(row[VALUE]):
+                kept.append(float(row[VALUE]))
+    return tuple(
+        (metric, sum(found) / len(found) if found else None, len(found))
+        for metric, found in sorted(values.items())
+    )
+
+
+def _all_finite(numbers: list[Any]) -> bool:
+    """Whether every number is finite (integers past float range count as finite: the
+    table refuses them with its own message)."""
+    try:
+        return bool(np.isfinite(np.array(numbers, dtype=np.float64)).all())
+    except OverflowError:
+        return all(math.isfinite(v) for v in numbers if type(v) is float)
+
+
+def _missing(value: object) -> bool:
+    """A value that is no score: null, NaN, infinite, or marked :class:`Unusable`."""
+    if value is None or isinstance(value, Unusable):
+        return True
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _why(value: object) -> str:
+    if isinstance(value, Unusable):
+        return value.reason
+    if isinstance(value, float):
+        return "NaN" if value != value else "infinite"
+    return "null"
 
 
 MAX_HINT_LABELS = 10_000
@@ -428,7 +761,13 @@ class _Positions(Sequence[str]):
 
 
 def _finite_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and value == value and abs(value) != float("inf")
+    """A number a float holds: not NaN, not infinite, no integer past the float range."""
+    if isinstance(value, int):
+        return abs(value) <= _LARGEST_FLOAT
+    return isinstance(value, float) and math.isfinite(value)
+
+
+_LARGEST_FLOAT = int(sys.float_info.max)
 
 
 def _values(values: Iterable[object]) -> np.ndarray:

@@ -21,7 +21,7 @@ from typing import Any
 
 from evalsig.data.readers.base import ReadOptions, first_line_not_utf8, open_text
 from evalsig.data.readers.collect import Collector
-from evalsig.data.readers.tabular import RecordMapper, suffix
+from evalsig.data.readers.tabular import FALSE_TEXT, TRUE_TEXT, RecordMapper, suffix
 from evalsig.errors import DataError, FormatError
 
 __all__ = ["CSV", "choose_separator", "header_problem"]
@@ -33,8 +33,8 @@ SEPARATORS = {",": "','", ";": "';'", "\t": "tab", "|": "'|'"}
 """The separators sniffed from a header line, and how messages name them."""
 
 _QUOTED = re.compile(r'"(?:[^"]|"")*"')
-_TRUE = {"true", "True", "TRUE"}
-_FALSE = {"false", "False", "FALSE"}
+_TRUE = TRUE_TEXT  # read as 1 and 0, noted (tabular.TEXT_BOOLEANS)
+_FALSE = FALSE_TEXT
 _NAMED = {"\\t": "\t", "tab": "\t", "TAB": "\t"}
 
 

@@ -17,12 +17,13 @@ Reference: evaleval/every_eval_ever, ``instance_level_eval.schema.json`` (versio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from evalsig.data.readers.base import ReadOptions, first_record, open_text
-from evalsig.data.readers.collect import Collector
+from evalsig.data.readers.collect import Collector, Unusable
 from evalsig.data.readers.tabular import binary, jsonl_records
 from evalsig.errors import DataError
 
@@ -30,6 +31,12 @@ __all__ = ["EVERY_EVAL_EVER"]
 
 REQUIRED = ("evaluation_id", "sample_id", "interaction_type")
 """Fields every instance record has (the schema requires them), telling the format apart."""
+
+
+KNOWN_SCHEMAS = ("0.2", "0.3")
+"""The instance schema versions evalsig knows (0.2 to 0.3.x: their fields are read alike);
+others are read as the latest, with a note."""
+LATEST = "0.3.0"
 
 
 class _EveryEvalEverReader:
@@ -57,13 +64,23 @@ class _EveryEvalEverReader:
                     continue
                 if any(str(record.get(k)) != v for k, v in wanted.items()):
                     continue
-                models.add(str(record.get("model_id")))
+                model = record.get("model_id")
+                if not isinstance(model, str) or not model.strip():
+                    out.bad(position, f"'model_id' is {model!r}, not the name of a model.")
+                    continue
+                models.add(model)
                 versions.add(str(record.get("schema_version", "")))
                 self._add(record, position, options, out)
         named = sorted(v for v in versions if v)
-        out.version(
-            f"instance schema {', '.join(named)}" if named else "(records name no schema_version)"
-        )
+        unknown = [v for v in named if not _known(v)]
+        if unknown:
+            out.unknown_version("instance schema", ", ".join(unknown), f"schema {LATEST}")
+        else:
+            out.version(
+                f"instance schema {', '.join(named)}"
+                if named
+                else "(records name no schema_version)"
+            )
         if len(models) > 1 and "model_id" not in wanted:
             raise DataError(
                 f"{path}: holds samples of {len(models)} models "
@@ -96,8 +113,24 @@ class _EveryEvalEverReader:
                 out.add(task, item, float(value), position=position, metric=metric,
                         cluster=cluster, key=key)  # fmt: skip
                 added = True
+            elif value is not None:  # present but no number: an error if this metric is read
+                reason = f"is {_show(value)} in 'evaluation', not a number"
+                out.add(task, item, Unusable(reason), position=position, metric=metric,
+                        cluster=cluster, key=key)  # fmt: skip
         if not added:
             out.bad(position, "'evaluation' has neither a numeric 'score' nor 'is_correct'.")
+
+
+def _known(version: str) -> bool:
+    """Whether a ``schema_version`` ('instance_level_eval_0.2.1', '0.3.0') is one evalsig
+    knows: its number is 0.2 or 0.3 (any patch)."""
+    match = re.search(r"(\d+)\.(\d+)(?:\.\d+)*$", version)
+    return match is not None and f"{match[1]}.{match[2]}" in KNOWN_SCHEMAS
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
 
 
 EVERY_EVAL_EVER = _EveryEvalEverReader()

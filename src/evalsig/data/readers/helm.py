@@ -70,6 +70,35 @@ INSTANCE_FIELD = "instance_id"
 SUB_SPLIT_FIELD = "sub_split"
 
 
+_TOKENS = "a count of tokens or bytes"
+_COST = "a runtime or cost of the request or the model"
+_SETTING = "a setting of the request"
+_CONFIDENCE = "the model's probability of its own output"
+BOOKKEEPING = {
+    **dict.fromkeys(
+        ("num_prompt_tokens", "num_completion_tokens", "num_output_tokens",
+         "num_perplexity_tokens", "num_bytes"),
+        _TOKENS,
+    ),
+    **dict.fromkeys(
+        ("inference_runtime", "inference_denoised_runtime", "inference_idealized_runtime",
+         "training_co2_cost", "training_energy_cost"),
+        _COST,
+    ),
+    **dict.fromkeys(
+        ("batch_size", "num_references", "num_train_trials", "num_train_instances",
+         "prompt_truncated", "num_instances", "predicted_index"),
+        _SETTING,
+    ),
+    **dict.fromkeys(("logprob", "max_prob"), _CONFIDENCE),
+}  # fmt: skip
+"""HELM's per-instance statistics that describe the request rather than score the answer:
+token counts, runtimes and costs, request settings, finish reasons (``finish_reason_*``)
+and the model's confidence; in HELM's metric metadata they have ``lower_is_better=None``
+or are efficiency or calibration inputs (``basic_metrics.py``, ``efficiency_metrics.py``).
+``evalsig inspect`` describes them by their mean, without a score's interval."""
+
+
 def task_name(run_name: str) -> str:
     """A HELM run spec name without its model entries: the scenario and its settings.
 
@@ -296,6 +325,8 @@ def _read_entry(
             out.bad(f"{where}: stat {number}", "has no 'name': {'name': ...}.")
             continue
         run.metrics.add(metric)
+        if metric in BOOKKEEPING or metric.startswith("finish_reason_"):
+            out.descriptive[metric] = BOOKKEEPING.get(metric, "why HELM's generation stopped")
         split = name.get("split")
         if options.split is not None:
             run.splits.setdefault(split, set())
@@ -394,7 +425,7 @@ class _HelmReader:
         out.names.update({"id": INSTANCE_FIELD, "run": "train_trial_index"})
         specs = _one_model(path, [(stats, run_spec(stats, options)) for stats in files], options)
         out.version("; ".join(sorted({spec.version for _, spec in specs})))
-        out.model(" + ".join(sorted({spec.model for _, spec in specs if spec.model})))
+        out.model(" + ".join(sorted({spec.model for _, spec in specs if spec.model})) or None)
         named = [(stats, task_name(spec.name)) for stats, spec in specs]
         if options.task is not None:  # choose the task before checking metrics and splits
             out.tasks_seen.update(task for _, task in named)

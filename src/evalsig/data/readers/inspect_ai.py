@@ -15,9 +15,21 @@ them: ``"C"`` 1, ``"I"`` 0, ``"P"`` 0.5, ``"N"`` 0; numbers as they are, boolean
 finite number as that number. Where Inspect would warn and count 0 (a dict or list from a
 multi-value scorer, another string, null) the record is refused, as are NaN (Inspect's
 mark for a sample its scorer left unscored) and errored, invalidated or unscored samples:
-an error naming the sample, or skipped and counted with ``skip_bad_lines``. Archives are
-read in memory, a member at a time: absolute or ``..`` member paths are refused, and the
+an error naming the sample, or skipped and counted with ``skip_bad_lines``. Text values
+other than Inspect's letters are read as ``value_to_float`` reads them, with a note. Archives
+are read in memory, a member at a time: absolute or ``..`` member paths are refused, and the
 decompressed size is capped per member and in total by ``max_decompressed_bytes``.
+
+Models. Each log names the model it evaluated (``eval.model``; a name that is empty is an
+error). Logs of several models, given as a folder (an eval set written by
+``inspect_ai.eval_set``, with its ``eval-set.json`` and ``logs.json`` manifests beside the
+logs, which are recognised and never read as logs) or a glob, are never runs of one model:
+reading them as one model's scores is an error naming the models; ``where={'model': NAME}``
+keeps one model's logs, and :func:`evalsig.data.models.harness_models` (``evalsig
+leaderboard``) reads each model on its own. A log whose samples were never scored (its
+header has no scorer's results, its samples no scores) is described as such by
+``evalsig inspect`` and is an error to read ("run ``inspect score``"). A log ``version``
+other than 1 or 2 is read as version 2, with a note saying so.
 
 References
 ----------
@@ -33,7 +45,7 @@ import re
 import reprlib
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +65,11 @@ _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _EVAL_KEY = re.compile(rb'"eval"\s*:\s*\{')
 _STATUS_KEY = re.compile(rb'"(?:version"\s*:\s*\d|status"\s*:\s*")')
+_LOGS_MANIFEST = re.compile(rb'\A\s*\{\s*"[^"]*\.(?:eval|json)"\s*:\s*\{')
+_EVAL_SET_MANIFEST = re.compile(rb'\A\s*\{\s*"eval_set_id"\s*:')
+KNOWN_VERSIONS = (1, 2)
+"""Versions of Inspect's log format evalsig knows (``LOG_SCHEMA_VERSION`` is 2 since
+inspect_ai 0.3.26; version 1 logs are read the same way)."""
 _MISSING = object()
 _SKIP = "or pass skip_bad_lines=True (CLI: --skip-bad-lines) to leave it out, counted in the notes"
 _ACCEPTED = (
@@ -160,6 +177,16 @@ class _Log:
     out: Collector
     model: str = ""
     """The model the log evaluated (``eval.model``)."""
+    unscored_header: bool = False
+    """The header records no scorer's results: the log may never have been scored."""
+    scored: int = 0
+    """Samples with scores."""
+    pending: list[tuple[str, str, object]] = field(default_factory=list)
+    """Samples without scores (where, why, id), reported at the end unless the whole log
+    is unscored."""
+    texts: dict[str, tuple[int, str, object]] = field(default_factory=dict)
+    """Per scorer: how many values were text read as numbers, the first one's sample and
+    value (for a note)."""
 
     @classmethod
     def start(
@@ -171,6 +198,13 @@ class _Log:
             raise FormatError(
                 f"{source}: not an Inspect log: expected a JSON object whose 'eval' object "
                 "names the task ('eval.task')."
+            )
+        model = spec.get("model") if isinstance(spec, dict) else None
+        if model is not None and (not isinstance(model, str) or not model.strip()):
+            raise FormatError(
+                f"{source}: the log's model is {model!r} ('eval.model'), not a name; an "
+                "Inspect log records the model it evaluated, so this one is damaged or "
+                "hand-made: give it the model's name."
             )
         status = str(header.get("status") or "started")
         if status != "success":
@@ -194,12 +228,42 @@ class _Log:
         if options.cluster_column is not None:
             out.names["cluster"] = f"metadata.{options.cluster_column.removeprefix('metadata.')}"
         unfinished = "" if status == "success" else f" (the log's status is {status!r})"
-        model = spec.get("model") if isinstance(spec, dict) else None
         out.model(model)
         version = header.get("version")
         kind = ".eval archive" if source.endswith(".eval") else "JSON"
-        out.version(f"log format {version} ({kind})" if isinstance(version, int) else f"({kind})")
-        return cls(source, task, unfinished, legacy, options, out, str(model or ""))
+        if isinstance(version, int) and not isinstance(version, bool):
+            if version in KNOWN_VERSIONS:
+                out.version(f"log format {version} ({kind})")
+            else:
+                out.unknown_version("Inspect log format", version, f"log format 2 ({kind})")
+        else:
+            out.version(f"({kind})")
+        results = header.get("results")
+        unscored = not (isinstance(results, dict) and results.get("scores"))
+        named = model.strip() if isinstance(model, str) else ""
+        return cls(source, task, unfinished, legacy, options, out, named, unscored)
+
+    def finish(self) -> None:
+        """Samples without scores: the whole log unscored is described as such (an error
+        to read); otherwise each is a malformed sample."""
+        if self.pending and not self.scored and self.unscored_header:
+            items = len({str(item) for *_, item in self.pending})
+            self.out.no_scores(
+                self.task,
+                items,
+                f"no scores: none of its {items} samples was scored (the log was written "
+                f"without scoring{self.status}); score it with Inspect (inspect score "
+                f"{self.source}), then read the scored log.",
+            )
+        else:
+            for where, reason, _ in self.pending:
+                self.out.bad(where, reason)
+        for scorer, (count, where, raw) in self.texts.items():
+            self.out.notes.append(
+                f"{self.source}: scorer {scorer!r} gave {count} value(s) as text (e.g. "
+                f"{raw!r} at {where}), read as numbers as Inspect's value_to_float reads "
+                "them ('yes'/'true' 1, 'no'/'false' 0, a numeric string its number)."
+            )
 
     def no_samples(self) -> FormatError:
         return FormatError(
@@ -215,8 +279,12 @@ class _Log:
             out.bad(where, f"is a JSON {type(sample).__name__}, not an Inspect sample object.")
             return
         item, epoch, metadata = sample.get("id"), sample.get("epoch"), sample.get("metadata")
-        if type(item) not in (int, str) or item == "" or type(epoch) is not int:
-            out.bad(where, f"needs an 'id' and an 'epoch'; got {item!r} and {epoch!r}.")
+        if type(item) not in (int, str) or item == "" or type(epoch) is not int or epoch < 1:
+            out.bad(
+                where,
+                f"needs an 'id' and an 'epoch' (Inspect numbers epochs from 1); got {item!r} "
+                f"and {epoch!r}.",
+            )
             return
         position = f"sample {item!r} (epoch {epoch})"
         metadata = metadata if isinstance(metadata, dict) else {}
@@ -228,6 +296,7 @@ class _Log:
         cluster = None if column is None else _lookup(metadata, column)
         key = _content_key(sample.get("target"))
         wanted = self.options.metric
+        self.scored += 1
         for scorer, score in scores.items():
             raw = score.get("value", _MISSING) if isinstance(score, dict) else _MISSING
             value = score_value(raw)
@@ -235,6 +304,9 @@ class _Log:
                 if wanted is None or scorer == wanted:  # another scorer's values are unused
                     out.bad(position, _refusal(scorer, raw))
                 continue
+            if isinstance(raw, str) and raw not in _LETTERS:
+                count, first, shown = self.texts.get(scorer, (0, position, raw))
+                self.texts[scorer] = (count + 1, first, shown)
             out.add(
                 self.task,
                 str(item),
@@ -259,6 +331,9 @@ class _Log:
             reason = f"was invalidated{f' ({why!r})' if why else ''}; re-run it"
         elif not scores:
             reason = f"has no scores{self.status}; score the log (inspect score)"
+            if self.unscored_header and not self.scored:  # the whole log may be unscored
+                self.pending.append((position, f"{reason}, {_SKIP}.", sample.get("id")))
+                return None
         elif not isinstance(scores, dict):
             reason = f"has 'scores' that are a JSON {type(scores).__name__}, not an object"
         else:
@@ -327,6 +402,12 @@ def _read_eval(path: Path, options: ReadOptions, out: Collector) -> str:
 def _read_json(path: Path, options: ReadOptions, out: Collector) -> str:
     source = str(path)
     data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
+    what = manifest(bytes(data[: 1 << 16]))
+    if what is not None:
+        raise FormatError(
+            f"{source}: not an Inspect log but {what}; pass the folder, or its .eval / .json "
+            "logs (evalsig leaderboard ranks the models of an eval-set folder)."
+        )
     try:
         document = loads(data)
     except (ValueError, RecursionError) as exc:
@@ -356,6 +437,16 @@ def read_log_records(
     reductions (noted as ignored). Returns the model the log names ('' when none); a log
     without samples is a :class:`~evalsig.errors.FormatError`.
     """
+    wanted = dict(options.where)
+    if set(wanted) - {"model"}:
+        raise DataError(
+            f"{source}: Inspect logs can be chosen by 'model' only (the log's eval.model, "
+            f"e.g. --where model=openai/gpt-4o); got {', '.join(map(repr, wanted))}."
+        )
+    named = _model_of(header)
+    if "model" in wanted and named is not None and named != wanted["model"]:
+        out.passed.append(named)
+        return named
     log = _Log.start(header, source, options, out, reduced=reduced)
     empty = True
     for where, sample in samples:
@@ -363,13 +454,48 @@ def read_log_records(
         empty = False
     if empty:
         raise log.no_samples()
+    log.finish()
     return log.model
+
+
+def _model_of(header: object) -> str | None:
+    spec = header.get("eval") if isinstance(header, dict) else None
+    model = spec.get("model") if isinstance(spec, dict) else None
+    return model.strip() if isinstance(model, str) and model.strip() else None
+
+
+def looks_like_log(head: bytes) -> bool:
+    """Whether the start of a JSON file is an Inspect log (a JSON object with an ``eval``
+    object and a ``version`` or ``status``), not one of the manifests beside the logs."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return (
+        text.startswith(b"{")
+        and manifest(text) is None
+        and bool(_EVAL_KEY.search(head))
+        and bool(_STATUS_KEY.search(head))
+    )
+
+
+def manifest(head: bytes) -> str | None:
+    """What an Inspect log folder's manifest is, from its first bytes: ``logs.json`` (the
+    headers of the folder's logs, keyed by file name) or ``eval-set.json`` (an eval set's
+    tasks and models); None for anything else."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if _LOGS_MANIFEST.match(text) and _EVAL_KEY.search(text):
+        return "the headers of the logs beside it (logs.json), without their samples"
+    if _EVAL_SET_MANIFEST.match(text):
+        return "an eval set's list of tasks and models (eval-set.json), without scores"
+    return None
 
 
 class _InspectReader:
     """Inspect AI logs; see the module docstring for what is read and how."""
 
     name = "inspect"
+    accepts_where = True
+    """``where={'model': NAME}`` keeps the logs of one model (e.g. of an eval set)."""
+    logs_name_models = True
+    """A folder of logs may hold several models (an eval set): each log names its own."""
 
     def sniff(self, path: Path, head: bytes) -> bool:
         if path.is_dir():
@@ -378,26 +504,18 @@ class _InspectReader:
             return head.startswith(_ZIP_MAGIC)
         if path.suffix != ".json":
             return False
-        opens = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
-        return opens and bool(_EVAL_KEY.search(head)) and bool(_STATUS_KEY.search(head))
+        return looks_like_log(head) or manifest(head) is not None
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         if not path.is_dir():
             _read_log(path, options, out)
             return
-        models: dict[str, list[str]] = {}
         for number, log in enumerate(_logs_in(path)):
             if number:
                 out.start_file(str(log), self.name)
             else:
                 out.sources[out.file_number] = str(log)
-            models.setdefault(_read_log(log, options, out), []).append(log.name)
-        if len(models) > 1:
-            listed = "; ".join(f"{m or '(none)'}: {len(f)} log(s)" for m, f in models.items())
-            raise DataError(
-                f"{path}: holds Inspect logs of {len(models)} models ({listed}); evalsig reads "
-                "one model per side: pass that model's logs, e.g. a quoted glob of its files."
-            )
+            _read_log(log, options, out)
 
 
 def _read_log(path: Path, options: ReadOptions, out: Collector) -> str:
@@ -417,7 +535,9 @@ def _logs_in(directory: Path) -> list[Path]:
                 head = f.read(1 << 16)
         except OSError:
             continue
-        if INSPECT.sniff(path, head):
+        if (path.suffix == ".eval" and head.startswith(_ZIP_MAGIC)) or (
+            path.suffix == ".json" and looks_like_log(head)
+        ):
             logs.append(path)
     return logs
 

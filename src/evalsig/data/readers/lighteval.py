@@ -35,13 +35,12 @@ Reference: huggingface/lighteval at v0.5.0, v0.8.0 and v0.13.0,
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from evalsig.data.readers.base import ReadOptions, read_bytes
-from evalsig.data.readers.collect import Collector
+from evalsig.data.readers.collect import Collector, Unusable
 from evalsig.data.readers.streams import check_file
 from evalsig.data.readers.tabular import loads
 from evalsig.errors import DataError, FormatError
@@ -86,7 +85,7 @@ def model_of(path: Path, options: ReadOptions, out: Collector) -> str | None:
             name = config.get("model_name") if isinstance(config, Mapping) else None
             if isinstance(name, str) and name.strip():
                 return name.strip()
-    return "/".join(folders)
+    return "/".join(folders) or None
 
 
 def _metrics_from_text(text: str) -> dict[str, float] | None:
@@ -104,6 +103,25 @@ def _metrics_from_text(text: str) -> dict[str, float] | None:
     for name, raw in pairs:
         values[name] = 1.0 if raw == "True" else 0.0 if raw == "False" else float(raw)
     return values
+
+
+def _value(value: object) -> object:
+    """A document's metric value as the collection takes it: a number as a float (NaN
+    too: the collection names it, or leaves it out with skip_bad_lines, whichever metric
+    is chosen), null as null, anything else marked unusable with the reason."""
+    if isinstance(value, (bool, int, float)):
+        try:
+            return float(value)
+        except OverflowError:
+            return Unusable(f"is {value}, too large for a number")
+    if value is None:
+        return None
+    return Unusable(f"is {_show(value)}, not a number")
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
 
 
 def _query_hash(text: object) -> str | None:
@@ -143,7 +161,7 @@ class _LightevalReader:
         except ImportError:
             raise DataError(
                 f"{path}: reading lighteval details needs pyarrow; install it with "
-                "pip install 'evalsig[pandas]'."
+                "pip install 'evalsig-stats[pandas]'."
             ) from None
         check_file(path)
         task = task_of(path) or path.stem
@@ -166,7 +184,7 @@ class _LightevalReader:
             raise
         except Exception as exc:  # pyarrow raises several types for corrupt files
             raise FormatError(f"{path}: not a readable Parquet file ({exc}).") from None
-        out.names.update({"id": "doc.id" if new else "row", "score": "metric"})
+        out.names.update({"id": "doc.id" if new else "row"})
         out.offer(keys=["doc.query" if new else "full_prompt"])
         out.model(model_of(path, options, out))
         textual = False
@@ -188,13 +206,7 @@ class _LightevalReader:
                 out.bad(position, "has no per-document metric values.")
                 continue
             for metric, value in metrics.items():
-                if isinstance(value, bool):
-                    value = float(value)
-                if not isinstance(value, (int, float)) or not math.isfinite(value):
-                    if options.metric == metric:
-                        out.bad(position, f"metric {metric!r} is {value!r}, not a number.")
-                    continue
-                out.add(task, item, float(value), position=position, metric=metric, key=key)
+                out.add(task, item, _value(value), position=position, metric=metric, key=key)
         if new:
             out.version("v0.11 or later (doc / metric / model_response structs)")
         elif textual:

@@ -42,10 +42,11 @@ from typing import Any, TypeGuard
 
 from evalsig.data.readers.base import ReadOptions, open_text, read_bytes
 from evalsig.data.readers.collect import FILTER, Collector, nested
+from evalsig.data.readers.inspect_ai import looks_like_log
 from evalsig.data.readers.tabular import binary, jsonl_records, loads
 from evalsig.errors import DataError, FormatError, examples
 
-__all__ = ["LM_EVAL", "task_of"]
+__all__ = ["LM_EVAL", "known_release", "task_of"]
 
 SAMPLES = re.compile(
     r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+))?\.(?P<ext>jsonl|json)$"
@@ -160,6 +161,8 @@ class _LmEvalReader:
                 return False
             return b'"results"' in head and (b'"configs"' in head or b'"versions"' in head)
         if task_of(path) is not None:
+            if path.suffix == ".json" and looks_like_log(head):
+                return False  # an Inspect log whose name looks like lm-eval's samples
             return path.suffix != ".json" or head.lstrip()[:1] in (b"{", b"[")
         return path.name.removesuffix(".gz").endswith(".jsonl") and (
             b'"doc_id"' in head
@@ -216,6 +219,7 @@ class _LmEvalReader:
             with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as f:
                 self._feed(path, task, jsonl_records(binary(f), out), options, out)
         _name_filters(out, start, _filter_names(summary, task), path)
+        _check_version(summary, out)
 
     def _feed(
         self, path: Path, task: str, records: Any, options: ReadOptions, out: Collector
@@ -229,6 +233,12 @@ class _LmEvalReader:
         corpus: set[str] = set()
         for position, record in records:
             if type(record) is not dict or "doc_id" not in record:
+                if first and _inspect_log(record):
+                    raise FormatError(
+                        f"{path}: an Inspect AI log (it has 'eval' and 'status'), not "
+                        "lm-evaluation-harness samples; read it with --input-format inspect "
+                        "(format='inspect')."
+                    )
                 out.bad(position, "not an lm-evaluation-harness sample (no 'doc_id').")
                 continue
             if first:
@@ -285,6 +295,27 @@ class _LmEvalReader:
                 f"{path.name}: metric(s) {', '.join(sorted(corpus))} hold corpus-level data, "
                 "not per-document numbers, and cannot be compared item by item."
             )
+
+
+KNOWN_RELEASES = ("0.4",)
+"""lm-evaluation-harness releases whose layouts evalsig knows (see the module's table)."""
+
+
+def known_release(summary: Mapping[str, Any]) -> bool:
+    """Whether a results file's ``lm_eval_version`` is a release evalsig knows (or absent)."""
+    release = summary.get("lm_eval_version")
+    if not isinstance(release, str) or not release:
+        return True
+    match = re.match(r"v?(\d+)\.(\d+)", release)
+    return match is not None and f"{match[1]}.{match[2]}" in KNOWN_RELEASES
+
+
+def _check_version(summary: Mapping[str, Any], out: Collector) -> None:
+    """A results file naming a release newer than evalsig knows: said, with the layout the
+    samples were read as (the layouts are told apart by their fields, not the release)."""
+    if not known_release(summary):
+        layout = out.versions[out.file_number] or "the newest layout"
+        out.unknown_version("lm_eval_version", summary["lm_eval_version"], layout)
 
 
 def _describe_layout(path: Path, record: Mapping[str, Any], out: Collector) -> None:
@@ -350,6 +381,14 @@ def _number(value: object) -> TypeGuard[float]:
 
 
 _BIG = 2**1023
+
+
+def _inspect_log(record: object) -> bool:
+    return (
+        isinstance(record, dict)
+        and isinstance(record.get("eval"), dict)
+        and ("status" in record or "version" in record)
+    )
 
 
 def _scalar(value: object) -> bool:

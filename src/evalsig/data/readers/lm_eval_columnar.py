@@ -28,7 +28,7 @@ An uncompressed file is memory-mapped: pyarrow parses it (on its threads) while 
 checks its lines; a gzip file is decompressed in bounded steps, as the row reader does, and
 checked block by block as pyarrow reads it.
 
-Needs pyarrow (``pip install 'evalsig[columnar]'``); without it every file takes the rows.
+Needs pyarrow (``pip install 'evalsig-stats[columnar]'``); without it every file takes the rows.
 """
 
 from __future__ import annotations
@@ -52,13 +52,14 @@ from evalsig.data.readers.lm_eval import (
     _one_model_folder,
     _results,
     _samples_in,
+    known_release,
     layout_of,
     task_of,
 )
 from evalsig.data.readers.streams import GzipStream
 from evalsig.data.readers.tabular import binary, loads
 from evalsig.data.table import ScoreTable
-from evalsig.errors import EvalsigError
+from evalsig.errors import EvalsigError, examples
 
 __all__ = ["read_lm_eval_columnar"]
 
@@ -129,6 +130,8 @@ class _Samples:
 def _read(path: Path, options: ReadOptions) -> dict[str, ScoreTable]:
     out = Collector(options)
     folder, files = _files(path, out)
+    if not known_release(_results(folder)):
+        raise _NotHere  # the row reader says the release is unknown
     samples = [_samples(file, task, options) for file, task in files]
     documents = {s.task: s.documents for s in samples}
     _check_against_results(folder, [file for file, _ in files], out, documents)
@@ -278,7 +281,7 @@ def _table(samples: _Samples, out: Collector) -> ScoreTable:
     if metric not in metrics or (options.metric is None and len(metrics) > 1):
         raise _NotHere  # the row reader lists the metrics
     table = samples.table
-    source = samples.source + (f" (task {samples.task!r})" if samples.task else "")
+    source = samples.source + (f" (task {examples([samples.task], 1)})" if samples.task else "")
     notes = list(out.notes)
     if samples.filtered:
         codes, filters = _encode(table.column("filter"), False)

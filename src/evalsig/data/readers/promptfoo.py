@@ -217,7 +217,10 @@ def _document_results(path: Path, options: ReadOptions, out: Collector) -> list[
     version = summary.get("version")
     listed = summary["results"]
     if version == 3 or (listed and isinstance(listed[0], dict) and "testIdx" in listed[0]):
-        out.version(_version_3(document))
+        if version == 3:
+            out.version(_version_3(document))
+        else:
+            out.unknown_version("EvaluateSummary version", version, "version 3 (its results)")
         return [
             result
             for number, record in enumerate(listed)
@@ -229,7 +232,10 @@ def _document_results(path: Path, options: ReadOptions, out: Collector) -> list[
             "no 'table' to place them in rows; export the eval again with a current "
             "promptfoo (promptfoo export eval EVAL_ID --output results.json)."
         )
-    out.version(f"v2 (EvaluateSummary version {version}: its table; promptfoo 0.91 or earlier)")
+    if version == 2:
+        out.version("v2 (EvaluateSummary version 2: its table; promptfoo 0.91 or earlier)")
+    else:
+        out.unknown_version("EvaluateSummary version", version, "version 2 (its table)")
     return _table_results(summary, eval_id, path, out)
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "jsonl_records",
     "loads",
     "suffix",
+    "text_booleans_note",
 ]
 
 PREDICTION_NAMES = ("pred", "prediction", "predicted", "model_answer")
@@ -194,6 +195,12 @@ class RecordMapper:
     """A column that looks like the model's name, chosen by no option: it must hold one
     model, or rows of several models would be pooled (see MODEL_NAMES)."""
     models: set[object] = field(default_factory=set)
+    unnamed: list[object] = field(default_factory=list)
+    """Positions of rows whose model column is empty (a few, for the message), and"""
+    n_unnamed: int = 0
+    """how many there are."""
+    text_booleans: int = 0
+    """Scores given as the text true/false (a CSV cell), read as 1/0."""
     null_predictions: int = 0
     empty_cells: int = 0
     kept: int = 0
@@ -307,10 +314,21 @@ class RecordMapper:
                     return
             self.kept += 1
             if self.model is not None and len(self.models) < MAX_SHOWN:
-                self._note_model(record)
+                self._note_model(record, position)
             item = get(record, self.id)
+            task = ""
+            if self.task is not None:
+                task = get(record, self.task)
+                if task is None or task == "":
+                    out.bad(
+                        position,
+                        f"field {self.task!r} is empty; every row needs a value there, as it "
+                        "names the row's task (or, for a leaderboard, its model).",
+                    )
+                    return
+                task = str(task)
             if self.wide:
-                self._feed_wide(record, item, position, out)
+                self._feed_wide(record, item, task, position, out)
                 self._hint(record, out)
                 return
             if self.prediction is not None and self.answer is not None:
@@ -324,7 +342,10 @@ class RecordMapper:
                 score: object = float(predicted is not None and predicted == gold)
             else:
                 column = self.score or ""
-                score = self.parse_score(get(record, column))
+                raw = get(record, column)
+                score = self.parse_score(raw)
+                if type(raw) is str and type(score) is float and raw in TEXT_BOOLEANS:
+                    self.text_booleans += 1
                 if score is None:
                     out.bad(
                         position,
@@ -335,7 +356,7 @@ class RecordMapper:
                 if isinstance(score, bool):
                     score = float(score)
             out.add(
-                "" if self.task is None else str(get(record, self.task)),
+                task,
                 item,
                 score,
                 position=position,
@@ -347,12 +368,16 @@ class RecordMapper:
         except KeyError as exc:
             out.bad(position, f"no field {exc.args[0]!r}; every row needs it.")
 
-    def _note_model(self, record: Any) -> None:
+    def _note_model(self, record: Any, position: object) -> None:
         try:
             name = self.get(record, self.model or "")
         except KeyError:
             return
-        if name is not None:
+        if name is None or (isinstance(name, str) and not name.strip()):
+            self.n_unnamed += 1
+            if len(self.unnamed) < 3:
+                self.unnamed.append(position)
+        else:
             self.models.add(name)
 
     def _hint(self, record: Any, out: Collector) -> None:
@@ -363,14 +388,18 @@ class RecordMapper:
             except KeyError:
                 continue
 
-    def _feed_wide(self, record: Any, item: object, position: object, out: Collector) -> None:
+    def _feed_wide(
+        self, record: Any, item: object, task: str, position: object, out: Collector
+    ) -> None:
         """One observation per score column (run); an empty cell is a run without the item."""
         get = self.get
-        task = "" if self.task is None else str(get(record, self.task))
         cluster = None if self.cluster is None else get(record, self.cluster)
         key = None if self.key is None else get(record, self.key)
         for column in self.wide:
-            score = self.parse_score(get(record, column))
+            raw = get(record, column)
+            score = self.parse_score(raw)
+            if type(raw) is str and type(score) is float and raw in TEXT_BOOLEANS:
+                self.text_booleans += 1
             if score is None:
                 self.empty_cells += 1
                 continue
@@ -384,6 +413,17 @@ class RecordMapper:
         return [f for f in (*named, *more) if f is not None]
 
     def finish(self, source: str, out: Collector) -> None:
+        if self.n_unnamed and self.models:
+            shown = ", ".join(map(repr, sorted(self.models, key=str)[:3]))
+            where = ", ".join(map(str, self.unnamed))
+            raise DataError(
+                f"{source}: column {self.model!r} is empty on {self.n_unnamed} row(s) ({where}"
+                f"{', ...' if self.n_unnamed > len(self.unnamed) else ''}) beside rows of "
+                f"{shown}; rows that name no model would be pooled with that model's. Fill "
+                f"in the model, or keep one model's rows with --where {self.model}=NAME."
+            )
+        if self.text_booleans:
+            out.notes.append(text_booleans_note(source, self.score or ", ".join(self.wide)))
         if len(self.models) > 1:
             shown = ", ".join(map(repr, sorted(self.models, key=str)))
             raise DataError(
@@ -414,6 +454,20 @@ class RecordMapper:
                 f"{source}: {self.null_predictions} record(s) have no prediction "
                 f"({self.prediction!r} is null): scored as wrong."
             )
+
+
+TRUE_TEXT = frozenset({"true", "True", "TRUE"})
+FALSE_TEXT = frozenset({"false", "False", "FALSE"})
+TEXT_BOOLEANS = TRUE_TEXT | FALSE_TEXT
+"""Score cells of a CSV that are read as 1 (true) and 0 (false), with a note."""
+
+
+def text_booleans_note(source: str, column: str) -> str:
+    """The note on a CSV score column holding true/false text."""
+    return (
+        f"{source}: score column {column!r} holds the text true/false, read as 1 and 0; "
+        "check that true marks a correct answer."
+    )
 
 
 MODEL_NAMES = frozenset({"model", "model_name", "model_id", "generator"})
@@ -637,7 +691,7 @@ class _ParquetReader:
         except ImportError:
             raise DataError(
                 f"{source}: reading Parquet needs pyarrow; install it with "
-                "pip install 'evalsig[columnar]'."
+                "pip install 'evalsig-stats[columnar]'."
             ) from None
         check_file(path)
         try:

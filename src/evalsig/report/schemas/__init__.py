@@ -1,7 +1,7 @@
 """JSON schemas (Draft 2020-12) of every result's ``to_dict()``, shipped with the package.
 
 Each kind's schema is ``<kind>.schema.json`` here, with the ``$id``
-``https://evalsig.dev/schemas/<kind>/v<SCHEMA_VERSION>.json``; a schema that embeds another
+``urn:evalsig-stats:schema:<kind>:v<SCHEMA_VERSION>``; a schema that embeds another
 kind's (a gate's comparisons) refers to it by that address, which :func:`registry`
 resolves offline. ``tests/test_schemas.py`` validates real results of every kind against
 them, and checks that the kinds written in the code and the schemas shipped are the same.
@@ -9,7 +9,7 @@ them, and checks that the kinds written in the code and the schemas shipped are 
 Examples
 --------
 >>> schema("comparison")["$id"]
-'https://evalsig.dev/schemas/comparison/v1.json'
+'urn:evalsig-stats:schema:comparison:v1'
 """
 
 from __future__ import annotations
@@ -64,8 +64,9 @@ KINDS = (
 
 
 def schema_id(kind: str) -> str:
-    """The stable address of a kind's schema: ``https://evalsig.dev/schemas/<kind>/v1.json``."""
-    return f"https://evalsig.dev/schemas/{kind}/v{SCHEMA_VERSION}.json"
+    """The stable name of a kind's schema, ``urn:evalsig-stats:schema:<kind>:v1`` (a name,
+    not a web address)."""
+    return f"urn:evalsig-stats:schema:{kind}:v{SCHEMA_VERSION}"
 
 
 def schema(kind: str) -> dict[str, Any]:

@@ -23,6 +23,9 @@ _EMPHASIS: dict[str | None, tuple[str, str, str]] = {  # colour, label symbol, m
     "pass": ("#1a7f37", "\u2713", "circle"),
     "fail": ("#cf222e", "\u2717", "cross"),
     "unresolved": ("#9a6700", "?", "open-diamond"),
+    "summary": ("#d55e00", "", "diamond"),  # a pooled (summary) estimate, not a verdict
+    "spread": ("#d55e00", "", "open-diamond"),  # where new values fall: a dashed interval
+    "marked": ("#0072b2", "", "open-circle"),  # a row to notice; the legend says why
 }
 _PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")  # Okabe-Ito
 _DASHES = ("", "6 3", "2 3", "8 3 2 3", "4 2 1 2")

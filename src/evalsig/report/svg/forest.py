@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from evalsig.errors import DataError
@@ -53,9 +53,12 @@ class ForestRow:
         The interval; ``-inf``/``inf`` mean unbounded (a one-sided bound) and draw an arrow.
     note : str, optional
         A short line under the label (also in the tooltip).
-    emphasis : {"pass", "fail", "unresolved", None}, optional
-        Colours the row green, red or amber and adds a symbol (check mark, cross, question
-        mark) and a marker shape, so the verdict reads without colour too.
+    emphasis : {"pass", "fail", "unresolved", "summary", "spread", "marked", None}, optional
+        A verdict colours the row green, red or amber and adds a symbol (check mark, cross,
+        question mark) and a marker shape, so it reads without colour too. The other kinds
+        are no verdicts: "summary" a pooled estimate (a filled diamond), "spread" an
+        interval where new values fall (dashed, an open diamond), "marked" a row to notice
+        (an open circle); ``forest(legend=)`` says what each means.
 
     Raises
     ------
@@ -73,8 +76,8 @@ class ForestRow:
     def __post_init__(self) -> None:
         if self.emphasis not in _EMPHASIS:
             raise DataError(
-                f"`emphasis` is {self.emphasis!r} for row {self.label!r}; "
-                "use 'pass', 'fail', 'unresolved' or None."
+                f"`emphasis` is {self.emphasis!r} for row {self.label!r}; use one of "
+                f"{', '.join(repr(k) for k in _EMPHASIS if k)} or None."
             )
 
 
@@ -92,6 +95,7 @@ def forest(
     width: float = 640,
     signed: bool = True,
     key: Sequence[tuple[str, str]] = (),
+    legend: Mapping[str, str] | None = None,
 ) -> str:
     """A forest plot: one row per label with its estimate and interval on a shared scale.
 
@@ -117,6 +121,9 @@ def forest(
     key : sequence of (str, str), optional
         For rows labelled by short marks: each mark and the full text it stands for,
         listed under the plot (``[("#1", "a long model name"), ...]``).
+    legend : mapping, optional
+        The legend's text for each ``emphasis`` used (``{"summary": "pooled estimate"}``);
+        by default a verdict's symbol and name ("✓ pass"), and the name of another kind.
 
     Returns
     -------
@@ -176,18 +183,19 @@ def forest(
         body.append(_forest_row(row, mark, ax, (y, row_h, scale), suffix, columns, text, value))
         y_top += row_h
     entries = []
-    for e in ("pass", "fail", "unresolved"):
+    for e in (k for k in _EMPHASIS if k is not None):
         if any(r.emphasis == e for r in rows):
             ink, symbol, shape = _EMPHASIS[e]
-            entries.append((_marker(shape, 10, 0, 4.5, ink, e, "key"), f"{symbol} {e}"))
+            caption = (legend or {}).get(e) or f"{symbol} {e}".strip()
+            entries.append((_marker(shape, 10, 0, 4.5, ink, caption, "key"), caption))
     if any(t is not None and not _bad(t * scale) for t in marks):
         entries.append((_line(10, -7, 10, 7, "key", (_MUTED, 2, "3 2")), "threshold"))
-    legend, legend_h = _legend(entries, 8, axis_y + 56, total_w)
+    drawn, legend_h = _legend(entries, 8, axis_y + 56, total_w)
     height = axis_y + 44 + (legend_h + 6 if legend_h else 0)
     listing, key_h = _key(key, 8, height + 4, total_w)
     height += key_h + 8 if key_h else 0
     label = f"Forest plot{': ' + title if title else ''} ({len(rows)} rows)"
-    return _frame(total_w, height, label, body + legend + listing)
+    return _frame(total_w, height, label, body + drawn + listing)
 
 
 def _symbol_px(row: ForestRow) -> float:
@@ -248,7 +256,7 @@ def _forest_row(
         out.append(_line(x, y - half, x, y + half, "threshold", (_MUTED, 2, "3 2"), mtip))
     if not (math.isnan(low) or math.isnan(high)):
         x1, x2 = ax(low), ax(high)
-        pen = (ink, 2.0, "4 3" if row.emphasis == "unresolved" else "")
+        pen = (ink, 2.0, "4 3" if row.emphasis in ("unresolved", "spread") else "")
         out.append(_line(x1, y, x2, y, "interval", pen, tip))
         for v, x in ((low, x1), (high, x2)):
             if _off(v):
