@@ -32,9 +32,20 @@ FLAGS = [
 
 
 def _install_chromium() -> None:
+    """apt-get, once: test workers running side by side (``make test`` runs two) take turns
+    on a lock, and a later one finds the browser installed."""
+    import fcntl
+
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
-        subprocess.run(command, env=env, timeout=900, check=False, capture_output=True)
+    with open("/tmp/evalsig-tests-chromium.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if shutil.which("chromium") is not None:
+            return
+        for command in (
+            ["apt-get", "update", "-qq"],
+            ["apt-get", "install", "-y", "-qq", "chromium"],
+        ):
+            subprocess.run(command, env=env, timeout=900, check=False, capture_output=True)
 
 
 @pytest.fixture(scope="session")
