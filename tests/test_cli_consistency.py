@@ -313,8 +313,8 @@ def test_standard_input_is_capped(pair_files: tuple[Path, Path]) -> None:
         (b'[{"id": "q1"}]', "auto", ".json"),
         (b"PAR1\x15\x04", "auto", ".parquet"),
         (b'{"id": "q1"}\n{"id": "q2"}\n', "json", ".json"),
-        (gzip.compress(b"id,score\nq1,1\n"), "auto", ".csv.gz"),
-        (gzip.compress(b'{"id": "q1"}\n{"id": "q2"}\n'), "auto", ".jsonl.gz"),
+        (gzip.compress(b"id,score\nq1,1\n", mtime=0), "auto", ".csv.gz"),
+        (gzip.compress(b'{"id": "q1"}\n{"id": "q2"}\n', mtime=0), "auto", ".jsonl.gz"),
     ],
 )
 def test_the_format_of_standard_input_is_told_by_its_content(

@@ -65,7 +65,7 @@ def _zip(records: object) -> bytes:
     return buffer.getvalue()
 
 
-PACKED = gzip.compress(CSV.encode())
+PACKED = gzip.compress(CSV.encode(), mtime=0)
 ZIPPED = _zip([{"item": f"q{i}", "score": i % 2} for i in range(20)])
 CASES = {
     "cut.csv.gz": (PACKED[: len(PACKED) // 2], "truncated: the gzip stream ends before its end"),

@@ -40,7 +40,7 @@ COMMANDS = {
 }  # fmt: skip
 
 DEEP = "[" * 3000
-CUT = gzip.compress(JUDGED.encode())
+CUT = gzip.compress(JUDGED.encode(), mtime=0)
 HOSTILE = {
     "cut.jsonl": (b'{"judge": 1, "human": 1}\n{"judge": 1, "hum', "line 2: not valid JSON"),
     "cut.json": (b'[{"judge": 1, "human": 1}, {"judge": 1', "line 1: not valid JSON"),
@@ -57,7 +57,7 @@ HOSTILE = {
     "array.jsonl": (b'{"judge": 1, "human": 1}\n[1, 2]\n', "line 2: expected a JSON object"),
     "latin1.csv": ("judge,human\n1,1\n1,café\n".encode("latin-1"), "line 3: not valid UTF-8"),
     "latin1.jsonl.gz": (
-        gzip.compress('{"judge": 1, "human": "café"}\n'.encode("latin-1")),
+        gzip.compress('{"judge": 1, "human": "café"}\n'.encode("latin-1"), mtime=0),
         "line 1: not valid UTF-8",
     ),
     "packed.csv": (b"\x28\xb5\x2f\xfd" + bytes(40), "is Zstandard-compressed, not a text table"),
@@ -184,7 +184,11 @@ BATTLE = {"model_a": "x", "model_b": "y", "winner": "model_a"}
             "line 1: field 'winner' appears 2 times",
         ),
         ("packed.json", b"\xfd7zXZ\x00" + bytes(40), "is xz-compressed"),
-        ("cut.json.gz", gzip.compress(json.dumps([BATTLE] * 50).encode())[:60], "truncated"),
+        (
+            "cut.json.gz",
+            gzip.compress(json.dumps([BATTLE] * 50).encode(), mtime=0)[:60],
+            "truncated",
+        ),
         ("empty.jsonl", b"", "the file is empty (0 bytes)"),
     ],
 )
