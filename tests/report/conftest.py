@@ -32,8 +32,8 @@ FLAGS = [
 
 
 def _install_chromium() -> None:
-    """apt-get, once: test workers running side by side (``make test`` runs two) take turns
-    on a lock, and a later one finds the browser installed."""
+    """apt-get, once: test processes running side by side take turns on a lock, and a
+    later one finds the browser installed."""
     import fcntl
 
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
