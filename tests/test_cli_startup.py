@@ -135,3 +135,59 @@ print(json.dumps(["scipy.stats" in sys.modules, json.loads(out.getvalue())["meth
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout.splitlines()[-1]) == [False, method]
+
+
+def test_the_command_line_builds_only_the_command_it_names() -> None:
+    """Typer builds the parameters of every command it holds; ``main`` gives it only the
+    command named on the line, and the whole application when no command is named."""
+    from evalsig.cli.app import _application, app
+
+    whole = [info.name for info in app.registered_commands]
+    assert sorted(whole) == sorted(COMMANDS)
+    for args in (["compare", "a.csv", "b.csv"], ["-q", "compare", "--help"]):
+        assert [info.name for info in _application(args).registered_commands] == ["compare"]
+    for args in ([], ["--help"], ["--version"], ["compre", "a.csv"]):
+        assert _application(args) is app
+    assert len(app.registered_commands) == len(COMMANDS)  # the whole application is untouched
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_a_command_alone_reads_its_line_as_in_the_whole_application(name: str) -> None:
+    from typer.testing import CliRunner
+
+    from evalsig.cli.app import _application, app
+
+    runner = CliRunner()
+    for args in ([name, "--help"], [name, "--no-such-option"]):
+        alone = runner.invoke(_application(args), args, prog_name="evalsig")
+        whole = runner.invoke(app, args, prog_name="evalsig")
+        assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+
+
+def test_a_mistyped_command_is_still_suggested() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "evalsig", "compre"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2
+    assert "Did you mean 'compare'" in done.stderr
+
+
+def test_preload_imports_in_the_background_and_leaves_failures_to_the_import() -> None:
+    """scipy.special loads in a thread while a command reads; a module that fails to import
+    fails there silently and again, as usual, where the command imports it."""
+    code = """
+import sys, threading
+from evalsig.cli.preload import STATISTICS, preload
+raised = []
+threading.excepthook = lambda args: raised.append(args.exc_type)
+assert "scipy.special" not in sys.modules
+preload().join()
+preload(["evalsig._no_such_module", "json"]).join()
+try:
+    import evalsig._no_such_module
+except ModuleNotFoundError:
+    raised.append("again")
+print(STATISTICS == ("scipy.special",), "scipy.special" in sys.modules, raised)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split(maxsplit=2) == ["True", "True", "['again']\n"]

@@ -415,7 +415,7 @@ def run(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Outcome:
             with (
                 warnings.catch_warnings(),
                 _deadline(LIMIT),
-                mock.patch.object(cli_app, "app", _click()),
+                mock.patch.object(cli_app, "_application", return_value=_click()),
             ):
                 warnings.simplefilter("ignore")  # warnings are fine; pytest makes them errors
                 main()

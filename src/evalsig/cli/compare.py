@@ -156,7 +156,6 @@ def compare_command(
     output: Output = None,
 ) -> None:
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
-    from evalsig.comparison import compare
     from evalsig.data import load
 
     with data_errors(), stdin_paths([baseline, candidate], input_format) as paths:
@@ -183,6 +182,8 @@ def compare_command(
             )
             for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
         ]
+        from evalsig.comparison import compare  # after reading: scipy loads meanwhile (preload)
+
         result = compare(
             tables[0],
             tables[1],
