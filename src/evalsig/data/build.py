@@ -11,17 +11,23 @@ Layouts
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from evalsig.data.table import LazyLabels, ScoreTable
+from evalsig.data.table import IdKind, LazyLabels, ScoreTable
 from evalsig.data.validate import check_scores, nearly_binary, numeric_array
 from evalsig.errors import DataError, examples
 
-__all__ = ["factorize", "table_from_long", "table_from_mapping", "table_from_matrix"]
+__all__ = [
+    "factorize",
+    "id_kind_of",
+    "table_from_long",
+    "table_from_mapping",
+    "table_from_matrix",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +63,28 @@ def factorize(labels: Labels) -> tuple[np.ndarray, np.ndarray]:
     uniques = np.empty(len(index), dtype=object)
     uniques[:] = list(index)
     return codes, uniques
+
+
+def id_kind_of(ids: Iterable[object]) -> IdKind | None:
+    """'number' when every id is a number, 'text' when every one is text, else None.
+
+    >>> id_kind_of([1, 2]), id_kind_of(["1", "2"]), id_kind_of([1, "2"])
+    ('number', 'text', None)
+    """
+    return kind_of_types(set(map(type, ids)))
+
+
+def kind_of_types(types: set[type]) -> IdKind | None:
+    """:func:`id_kind_of` for the types of the ids (a bool is neither a number nor text)."""
+    if not types:
+        return None
+    if all(issubclass(t, str) for t in types):
+        return "text"
+    numbers = all(
+        issubclass(t, (int, float, np.integer, np.floating)) and not issubclass(t, (bool, np.bool_))
+        for t in types
+    )
+    return "number" if numbers else None
 
 
 def table_from_matrix(values: object, *, source: str) -> ScoreTable:
@@ -117,6 +145,7 @@ def table_from_long(
     row_names: Sequence[str] | None = None,
     notes: tuple[str, ...] = (),
     scores_name: str | None = None,
+    id_kind: IdKind | None = None,
 ) -> ScoreTable:
     """A table from long-format columns: one row per (item, run).
 
@@ -134,6 +163,8 @@ def table_from_long(
         How messages name each row (e.g. 'line 17'); defaults to 'row i'.
     scores_name : str, optional
         How messages name the scores; defaults to "{source}: column '{score}'".
+    id_kind : {"number", "text"}, optional
+        How the input wrote the ids (see :attr:`ScoreTable.id_kind`), when it says.
     """
     names = {"id": "id", "score": "score", "run": "run", "cluster": "cluster", **(fields or {})}
     n_rows = len(ids)
@@ -193,6 +224,7 @@ def table_from_long(
         clusters=cluster_labels,
         source=source,
         notes=notes,
+        id_kind=id_kind,
     )
 
 
@@ -415,4 +447,5 @@ def table_from_mapping(mapping: Mapping[Any, Any], *, source: str) -> ScoreTable
         fields={"id": "keys", "score": "values"},
         row_names=[f"key {k!r}" for k in ids],
         scores_name=f"`{source}`",
+        id_kind=id_kind_of(mapping),
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from evalsig.data.build import table_from_long, table_from_mapping, table_from_matrix
+from evalsig.data.build import id_kind_of, table_from_long, table_from_mapping, table_from_matrix
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
 from evalsig.data.provenance import in_memory_origin
 from evalsig.data.readers import Description, ReadOptions, collect, read_tables
@@ -325,11 +325,13 @@ def _is_missing(value: object) -> bool:
 
 
 def _from_series(series: Any, name: str) -> ScoreTable:
+    ids = np.asarray(series.index.to_numpy(dtype=object))
     return table_from_long(
-        np.asarray(series.index.to_numpy(dtype=object)),
+        ids,
         np.asarray(series.to_numpy(dtype=object)),
         source=f"`{name}`",
         fields={"id": "index", "score": "values"},
+        id_kind=id_kind_of(ids.tolist()),
     )
 
 

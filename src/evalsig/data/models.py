@@ -20,7 +20,7 @@ import numpy as np
 from evalsig.data.agreement import check_policy, describe_mismatches, key_mismatches, shared_items
 from evalsig.data.build import factorize
 from evalsig.data.load import load, load_tasks
-from evalsig.data.paired import OnMismatch, OnMissing, mismatch_message
+from evalsig.data.paired import OnMismatch, OnMissing, id_kinds_note, mismatch_message
 from evalsig.data.provenance import Origin
 from evalsig.data.readers import ReadOptions, _expand, _pick, collect
 from evalsig.data.table import ScoreTable, same_ids
@@ -203,6 +203,7 @@ def model_scores(
         note if len(who) == len(names) else f"{', '.join(who)}: {note}"
         for note, who in by_note.items()
     ]
+    notes += _id_kinds(tables)
     cluster_codes = cluster_labels = None
     if any(t.clusters is not None for t in tables.values()):
         if any(c is None for c in clusters):
@@ -229,6 +230,26 @@ def model_scores(
         origins=tuple(t.origin for t in tables.values()),
     )
     return align_models(stacked, on_missing=on_missing, on_mismatch=on_mismatch)
+
+
+def _id_kinds(tables: Mapping[str, ScoreTable]) -> list[str]:
+    """A note when some models' inputs write the item ids as numbers and others' as text
+    (JSON 1 and "1"): they are aligned by their text."""
+    numbers = [name for name, t in tables.items() if t.id_kind == "number"]
+    texts = [name for name, t in tables.items() if t.id_kind == "text"]
+    if not numbers or not texts:
+        return []
+    theirs = set(cast(np.ndarray, tables[texts[0]].item_ids).tolist())
+    mine = cast(np.ndarray, tables[numbers[0]].item_ids).tolist()
+    example = next((i for i in mine if i in theirs), mine[0])
+    return [
+        id_kinds_note(
+            f"model(s) {examples(numbers, limit=5)}",
+            f"model(s) {examples(texts, limit=5)}",
+            example=str(example),
+            done="aligned",
+        )
+    ]
 
 
 def align_models(

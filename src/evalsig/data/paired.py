@@ -7,6 +7,7 @@ caller asks for the intersection, and then the result records how many were drop
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, cast
@@ -22,10 +23,12 @@ __all__ = [
     "OnMismatch",
     "OnMissing",
     "PairedScores",
+    "id_kinds_note",
     "labels_by_id",
     "labels_in_order",
     "mismatch_message",
     "pair",
+    "paired_id_kinds",
     "table_cluster_codes",
 ]
 
@@ -152,6 +155,8 @@ def pair(
         clusters = None
     notes: list[str] = []
     only_b = only_c = 0
+    kinds = _kinds_apart(baseline, candidate)
+    hint = "" if kinds is None else " " + _id_kinds_hint(*kinds)
     if baseline.by_position:
         if baseline.n_items != candidate.n_items:
             raise AlignmentError(
@@ -160,15 +165,22 @@ def pair(
                 "order (pass item ids to align by id)."
             )
     elif not baseline.same_items(candidate):
-        baseline, candidate, only_b, only_c = _align_by_id(baseline, candidate, on_missing)
+        baseline, candidate, only_b, only_c = _align_by_id(baseline, candidate, on_missing, hint)
         if only_b or only_c:
             notes.append(
                 f"compared the {baseline.n_items} items both sides share; dropped {only_b} "
                 f"only in baseline and {only_c} only in candidate (on_missing='intersect')."
             )
-    baseline, candidate, n_mismatched = _check_keys(baseline, candidate, on_mismatch, notes)
+    kinds_note = paired_id_kinds(baseline, candidate)
+    if kinds_note is not None:
+        notes.append(kinds_note)
+    baseline, candidate, n_mismatched = _check_keys(
+        baseline, candidate, on_mismatch, notes, hint=hint
+    )
     if baseline.n_items < 2:
-        raise DataError(f"a paired comparison needs at least 2 items; got {baseline.n_items}.")
+        raise DataError(
+            f"a paired comparison needs at least 2 items; got {baseline.n_items}.{hint}"
+        )
     codes, labels = _cluster_codes(
         baseline, candidate, clusters if isinstance(clusters, Mapping) else None
     )
@@ -191,13 +203,57 @@ def pair(
     )
 
 
+def _kinds_apart(baseline: ScoreTable, candidate: ScoreTable) -> tuple[str, str] | None:
+    """How messages name the side whose item ids are numbers and the side whose ids are
+    text, when the inputs say so (JSON ``1`` and ``"1"``); None otherwise."""
+    kinds = (baseline.id_kind, candidate.id_kind)
+    if baseline.by_position or None in kinds or kinds[0] == kinds[1]:
+        return None
+    if baseline.id_kind == "number":
+        return baseline.source, candidate.source
+    return candidate.source, baseline.source
+
+
+def paired_id_kinds(baseline: ScoreTable, candidate: ScoreTable) -> str | None:
+    """The note on two aligned tables (``baseline.item_ids`` are the candidate's) whose
+    item ids are numbers on one side and text on the other, or None."""
+    kinds = _kinds_apart(baseline, candidate)
+    if kinds is None or not baseline.n_items:
+        return None  # the ids are not read (a reader's lazy labels stay so)
+    return id_kinds_note(*kinds, example=str(cast(np.ndarray, baseline.item_ids)[0]))
+
+
+def id_kinds_note(numbers: str, texts: str, *, example: str, done: str = "paired") -> str:
+    """The note on item ids written as numbers in ``numbers`` and as text in ``texts``
+    (one wording for :func:`pair` and the many-model alignment). Ids are matched by their
+    text, so ``example`` (an id both have) names one item on either side: most often two
+    writers (or harness versions) of the same items, which the user should confirm."""
+    quoted = json.dumps(example, ensure_ascii=False)
+    return (
+        f"item ids are numbers in {numbers} and text in {texts} (e.g. {example} and "
+        f"{quoted}): {done} as text; check that they name the same items."
+    )
+
+
+def _id_kinds_hint(numbers: str, texts: str) -> str:
+    """The sentence an alignment error adds when one side's item ids are numbers and the
+    other's text: the ids may number the items differently."""
+    return (
+        f"Item ids are numbers in {numbers} and text in {texts}: they match only where the "
+        'number is written as the same text (1 and "1", not 1 and "01" or 1.0 and "1").'
+    )
+
+
 def _check_keys(
     baseline: ScoreTable,
     candidate: ScoreTable,
     on_mismatch: OnMismatch,
     notes: list[str],
+    *,
+    hint: str = "",
 ) -> tuple[ScoreTable, ScoreTable, int]:
-    """Compare the content keys both sides give an item (when both have one)."""
+    """Compare the content keys both sides give an item (when both have one); ``hint``
+    ends an error (see :func:`_id_kinds_hint`)."""
     if baseline.keys is None or candidate.keys is None:
         return baseline, candidate, 0
     a, b = baseline.keys, candidate.keys
@@ -223,7 +279,7 @@ def _check_keys(
     compared = int(np.count_nonzero(state))
     message = mismatch_message(what, n, compared, on_mismatch, scope="two sides")
     if on_mismatch == "error":
-        raise AlignmentError(message)
+        raise AlignmentError(message + hint)
     notes.append(message)
     if on_mismatch == "keep":
         return baseline, candidate, n
@@ -268,8 +324,11 @@ def mismatch_message(
 
 
 def _align_by_id(
-    baseline: ScoreTable, candidate: ScoreTable, on_missing: OnMissing
+    baseline: ScoreTable, candidate: ScoreTable, on_missing: OnMissing, hint: str = ""
 ) -> tuple[ScoreTable, ScoreTable, int, int]:
+    """Both tables restricted to the items they share, in the baseline's order, and the
+    counts of items only one side has; ``hint`` ends the error when ``on_missing`` is
+    'error' (see :func:`_id_kinds_hint`)."""
     baseline_ids = cast(np.ndarray, baseline.item_ids)  # tables with ids: pair() checked
     candidate_ids = cast(np.ndarray, candidate.item_ids)
     position = {item: i for i, item in enumerate(candidate_ids.tolist())}
@@ -289,10 +348,17 @@ def _align_by_id(
             parts.append(f"{only_b} only in baseline ({examples(baseline_ids[~shared])})")
         if only_c:
             parts.append(f"{only_c} only in candidate ({examples(extra_c)})")
+        n_shared = int(shared.sum())
+        fix = (
+            f"Pass on_missing='intersect' (CLI: --on-missing intersect) to compare the "
+            f"{n_shared} shared items; the result records the drop."
+            if n_shared >= 2
+            else f"They share {n_shared} item(s), too few to compare: check that both are "
+            "the same task and that their item ids name the same items."
+        )
         raise AlignmentError(
             f"baseline has {baseline.n_items} items and candidate has {candidate.n_items}; "
-            f"{' and '.join(parts)}. Pass on_missing='intersect' (CLI: --on-missing intersect) "
-            f"to compare the {int(shared.sum())} shared items; the result records the drop."
+            f"{' and '.join(parts)}. {fix}{hint}"
         )
     keep = np.flatnonzero(shared)
     return baseline.take(keep), candidate.take(in_candidate[keep]), only_b, only_c

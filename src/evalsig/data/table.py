@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from evalsig.data.provenance import Origin
 from evalsig.errors import DataError
 
-__all__ = ["LazyLabels", "ScoreTable", "items_per_block", "same_ids"]
+__all__ = ["IdKind", "LazyLabels", "ScoreTable", "items_per_block", "same_ids"]
 
 
 class _Unset(Enum):
@@ -39,6 +39,10 @@ MIN_BLOCK = 1 << 12
 
 EXACT_BELOW = 2**53
 """Integers below this are exact in float64, so sums of them are exact in any order."""
+
+
+IdKind = Literal["number", "text"]
+"""How the data wrote a table's item ids: as numbers (JSON ``1``) or as text (``"1"``)."""
 
 
 class LazyLabels:
@@ -81,8 +85,8 @@ class ScoreTable:
     Construct with keywords: ``item_ids``, ``counts``, ``binary``, and ``sums`` and
     ``sumsq``, either of which may be left out when ``runs`` is given: it is then
     computed from the matrix when first read. ``clusters``, ``keys``, ``source``,
-    ``notes`` and ``origin`` are optional. (``_sums``, ``_sumsq`` and ``_item_ids`` carry
-    the statistics and labels over in ``dataclasses.replace``.)
+    ``notes``, ``origin`` and ``id_kind`` are optional. (``_sums``, ``_sumsq`` and
+    ``_item_ids`` carry the statistics and labels over in ``dataclasses.replace``.)
     """
 
     _item_ids: np.ndarray | LazyLabels | None = field(repr=False)
@@ -104,6 +108,10 @@ class ScoreTable:
     """What happened while reading (null predictions scored wrong, ...)."""
     origin: Origin | None = None
     """Where the scores came from (files and hashes, model, task, metric), when known."""
+    id_kind: IdKind | None = None
+    """Whether the input wrote every item id as a number or every one as text (the ids
+    themselves are text either way, so JSON ``1`` and ``"1"`` are one item); None when
+    it does not say: a format without types (CSV), ids of both kinds, positional items."""
     _sums: np.ndarray | None = field(default=None, repr=False)
     """:attr:`sums` once given or computed; None until then."""
     _sumsq: np.ndarray | None = field(default=None, repr=False)
@@ -123,6 +131,7 @@ class ScoreTable:
         source: str = "scores",
         notes: tuple[str, ...] = (),
         origin: Origin | None = None,
+        id_kind: IdKind | None = None,
         _sums: np.ndarray | None = None,
         _sumsq: np.ndarray | None = None,
         _item_ids: np.ndarray | LazyLabels | _Unset | None = _UNSET,
@@ -139,6 +148,7 @@ class ScoreTable:
             "source": source,
             "notes": notes,
             "origin": origin,
+            "id_kind": id_kind,
             "_sums": _sums if sums is None else sums,
             "_sumsq": _sumsq if sumsq is None else sumsq,
         }

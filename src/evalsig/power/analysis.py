@@ -314,7 +314,11 @@ def power_analysis_paired(
             method=method,
             source=source,
         )
-        return replace(analysis, provenance=paired_provenance(paired))
+        return replace(
+            analysis,
+            notes=paired.notes + analysis.notes,
+            provenance=paired_provenance(paired),
+        )
     parts = variance_components(paired)
     runs = round(min(parts.runs_baseline, parts.runs_candidate))
     analysis = power_analysis(
@@ -329,7 +333,9 @@ def power_analysis_paired(
         source=source,
     )
     return replace(
-        analysis, notes=analysis.notes + parts.notes, provenance=paired_provenance(paired)
+        analysis,
+        notes=paired.notes + analysis.notes + parts.notes,
+        provenance=paired_provenance(paired),
     )
 
 

@@ -26,6 +26,7 @@ from evalsig._documents import short
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.comparison import ComparisonResult, compare_paired
 from evalsig.data import PairedScores, ScoreTable, load_tasks, pair
+from evalsig.data.paired import paired_id_kinds
 from evalsig.data.provenance import Provenance, file_record, provenance
 from evalsig.data.readers import ReadOptions, collect
 from evalsig.data.readers.collect import Collector
@@ -286,6 +287,10 @@ def gate(
                 "pre-registered family: not tested."
             )
     pairs = {claim.name: _pair(claim, sides[0], sides[1]) for claim in policy.tasks}
+    for paired in pairs.values():  # also in each task's notes; shown with the verdicts too
+        kinds = paired_id_kinds(paired.baseline, paired.candidate)
+        if kinds is not None:
+            notes.append(kinds)
     for claim in policy.tasks:
         _check_margin(claim, pairs[claim.name], policy.source)
     alpha = policy.alpha

@@ -16,14 +16,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
 
-from evalsig.data.build import table_from_long
+from evalsig.data.build import kind_of_types, table_from_long
 from evalsig.data.provenance import Origin, file_model, file_record
 from evalsig.data.readers.base import ReadOptions
-from evalsig.data.table import ScoreTable
+from evalsig.data.table import IdKind, ScoreTable
 from evalsig.errors import DataError, FormatError, examples
 
 __all__ = ["Collector", "Description", "TaskDescription", "Unusable"]
@@ -117,6 +118,8 @@ class Collector:
     """Files that hold items but no scores at all: (file, task, items, why and the fix)."""
     passed: list[str] = field(default_factory=list)
     """The models of inputs passed over because ``where`` chose another model."""
+    untyped: set[int] = field(default_factory=set)
+    """Files whose item ids have no type of their own (see :meth:`ids_untyped`)."""
     _file: int = -1
 
     def start_file(self, source: str, format: str) -> None:
@@ -141,6 +144,12 @@ class Collector:
             )
         if isinstance(name, str):
             self.models.setdefault(self._file, name.strip())
+
+    def ids_untyped(self) -> None:
+        """The current file's item ids are text by its layout, whatever its writer held
+        (the keys of a JSON object): neither numbers nor text (:attr:`ScoreTable.id_kind`),
+        as a CSV file's are."""
+        self.untyped.add(self._file)
 
     def unknown_version(self, what: str, found: object, read_as: str) -> None:
         """The current file names a version of its format that evalsig does not know: it is
@@ -429,8 +438,8 @@ class Collector:
                 f"{source}: metric {metric!r} is {self.descriptive[metric]}, bookkeeping "
                 "rather than a score of the answers."
             )
-        if several_files:
-            notes += self._id_kinds(rows)
+        kinds = self._id_kinds(rows, several_files)
+        notes += self._id_kinds_note(kinds)
         if self.hinted and self.options.cluster_column is None:
             notes += cluster_hints(self.hinted, len({row[ITEM] for row in rows}))
         keys = [row[KEY] for row in rows]
@@ -447,6 +456,7 @@ class Collector:
             | self.names,
             row_names=_Positions(self, rows),
             notes=tuple(notes),
+            id_kind=_one_kind(kinds),
         )
         origin = self.origin(files, task=task, metric=metric, filter=chosen if filters else None)
         copies = identical_files(origin)
@@ -494,19 +504,40 @@ class Collector:
             f"({'; '.join(shown)}{more}) because skip_bad_lines was set."
         )
 
-    def _id_kinds(self, rows: list[tuple[Any, ...]]) -> list[str]:
-        """A note when one file gives item ids as numbers and another as text (1 and '1'):
-        they are matched by their text, and the mix suggests files of different writers."""
-        kinds: dict[int, set[type]] = {}
+    def _id_kinds(
+        self, rows: list[tuple[Any, ...]], several_files: bool
+    ) -> dict[int, tuple[IdKind | None, object]]:
+        """How each file of a format with types wrote the item ids of ``rows`` (numbers,
+        text, or None for both), and its first id. A CSV file has no types: its cells are
+        text whatever they hold, so it is left out (its digits are no evidence either way),
+        as is a file whose ids are the keys of a JSON object (:meth:`ids_untyped`)."""
+        typed = [
+            f for f, fmt in enumerate(self.formats) if fmt not in UNTYPED and f not in self.untyped
+        ]
+        if not rows or not typed:
+            return {}
+        if not several_files:
+            file = rows[0][FILE]
+            if file not in typed:
+                return {}
+            items = map(itemgetter(ITEM), rows)
+            return {file: (kind_of_types(set(map(type, items))), rows[0][ITEM])}
+        types: dict[int, set[type]] = {}
         first: dict[int, object] = {}
         for row in rows:
-            kinds.setdefault(row[FILE], set()).add(type(row[ITEM]))
+            types.setdefault(row[FILE], set()).add(type(row[ITEM]))
             first.setdefault(row[FILE], row[ITEM])
-        numbers = [f for f, k in kinds.items() if k <= {int, float}]
-        texts = [f for f, k in kinds.items() if k == {str}]
+        return {f: (kind_of_types(types[f]), first[f]) for f in typed if f in types}
+
+    def _id_kinds_note(self, kinds: Mapping[int, tuple[IdKind | None, object]]) -> list[str]:
+        """A note when one file gives item ids as numbers and another as text (1 and '1'):
+        they are matched by their text, and the mix suggests files of different writers."""
+        numbers = [f for f, (kind, _) in kinds.items() if kind == "number"]
+        texts = [f for f, (kind, _) in kinds.items() if kind == "text"]
         if not numbers or not texts:
             return []
         number, text = numbers[0], texts[0]
+        first = {f: example for f, (_, example) in kinds.items()}
         return [
             f"item ids are numbers in {self.sources[number]} (e.g. {first[number]!r}) but text "
             f"in {self.sources[text]} (e.g. {first[text]!r}); evalsig matches ids by their "
@@ -606,6 +637,11 @@ class Collector:
 IN_MEMORY = ("dataframe",)
 """Formats of data passed in Python: their sources name no file."""
 
+UNTYPED = frozenset({"csv", "opencompass"})
+"""Formats whose item ids have no type of their own: a CSV cell is text whatever it holds,
+and OpenCompass numbers samples by the keys of a JSON object. Their ids are neither
+numbers nor text (:attr:`ScoreTable.id_kind` None)."""
+
 TASK, ITEM, VALUE, METRIC, FILTER, RUN, CLUSTER, KEY, FILE, POSITION = range(10)
 """Fields of a row of :attr:`Collector.rows` (readers on a hot path may append rows)."""
 
@@ -625,6 +661,12 @@ MODEL_FILES = {
 
 WHERE_MODEL = frozenset({"inspect", "helm"})
 """Formats whose files are chosen by model with ``where={'model': NAME}``."""
+
+
+def _one_kind(kinds: Mapping[int, tuple[IdKind | None, object]]) -> IdKind | None:
+    """The kind of item ids every typed file agrees on, else None."""
+    found = {kind for kind, _ in kinds.values()}
+    return found.pop() if len(found) == 1 else None
 
 
 def _names(sources: Sequence[str], files: Sequence[int]) -> str:

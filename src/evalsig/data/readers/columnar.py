@@ -40,7 +40,7 @@ from evalsig.data.readers.tabular import (
     suffix,
     text_booleans_note,
 )
-from evalsig.data.table import LazyLabels, ScoreTable
+from evalsig.data.table import IdKind, LazyLabels, ScoreTable
 from evalsig.errors import EvalsigError, examples
 
 __all__ = ["read_columnar"]
@@ -324,6 +324,7 @@ def _table(
     text: bool,
 ) -> ScoreTable:
     ids = Factorized(*_encode(table.column(mapper.id), text, lazy=True))
+    id_kind = arrow_id_kind(table.column(mapper.id), text)
     runs = clusters = keys = None
     if mapper.run is not None:
         runs = Factorized(*_encode(table.column(mapper.run), text))
@@ -349,8 +350,26 @@ def _table(
         source=label,
         fields={"id": "item id", "score": "score", "run": "run", "cluster": "cluster"} | out.names,
         notes=tuple(notes),
+        id_kind=id_kind,
     )
     return replace(found, origin=out.origin([0], task=task, metric="score", filter=None))
+
+
+def arrow_id_kind(column: Any, text: bool) -> IdKind | None:
+    """How a column wrote its item ids (:attr:`ScoreTable.id_kind`), as the row reader
+    says it: None for a CSV (``text``), whose cells have no type."""
+    import pyarrow as pa
+
+    if text:
+        return None
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        return "number"
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return "text"
+    return None
 
 
 def _text(column: Any, text: bool, *, empty_ok: bool = False) -> Any:

@@ -43,7 +43,14 @@ import numpy as np
 from evalsig.data.build import Factorized, table_from_long
 from evalsig.data.readers.base import ReadOptions, open_text
 from evalsig.data.readers.collect import Collector
-from evalsig.data.readers.columnar import _encode, _NotHere, _numpy, arrow, text_array
+from evalsig.data.readers.columnar import (
+    _encode,
+    _NotHere,
+    _numpy,
+    arrow,
+    arrow_id_kind,
+    text_array,
+)
 from evalsig.data.readers.lm_eval import (
     _check_against_results,
     _legacy_task,
@@ -303,6 +310,7 @@ def _table(samples: _Samples, out: Collector) -> ScoreTable:
         source=source,
         fields={"id": "item id", "score": metric, "run": "run", "cluster": "cluster"} | NAMES,
         notes=tuple(notes),
+        id_kind=arrow_id_kind(table.column("doc_id"), False),
     )
     origin = out.origin(
         (),

@@ -658,7 +658,9 @@ class _JsonReader:
 
 
 def _feed_mapping(document: Mapping[str, Any], out: Collector) -> None:
-    """``{item_id: score}`` or ``{item_id: [run scores]}`` (a lone score is run 0)."""
+    """``{item_id: score}`` or ``{item_id: [run scores]}`` (a lone score is run 0). The
+    ids are the object's keys, text whatever the writer held."""
+    out.ids_untyped()
     runs = any(isinstance(value, list) for value in document.values())
     for item, value in document.items():
         if isinstance(value, list):
