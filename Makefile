@@ -35,7 +35,7 @@ test: $(VENV)/.installed-dev
 	$(BIN)/mypy
 	@log=$$(mktemp); $(MKDOCS) >"$$log" 2>&1; status=$$?; grep -v '^INFO' "$$log"; \
 	  rm -f "$$log"; exit $$status
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(VENV)/.installed-dev
 	$(PIP) install -r benchmarks/requirements.txt

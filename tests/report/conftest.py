@@ -1,4 +1,9 @@
-"""Fixtures of the browser tests: one headless Chromium per session, driven by Playwright.
+"""Fixtures of the browser tests: one headless Chromium per test module, driven by Playwright.
+
+Per module, not per session: Playwright's synchronous API runs an event loop for as long as
+it is open, and a later test of the same process that runs one of its own (an Inspect
+evaluation) would find it running. A module's tests run in one process, also on several
+test workers (``--dist loadfile``).
 
 Debian's ``chromium`` is used. Where it is missing, the set-up installs it when running in
 CI as root (``CI=true``, as ``.ci/run`` does), and otherwise skips with the reason.
@@ -63,7 +68,7 @@ def chromium() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium: str) -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     with sync_api.sync_playwright() as playwright:
@@ -84,10 +89,10 @@ class Opened:
     """Messages of alert/confirm/prompt dialogs (dismissed)."""
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def contexts(browser: Any) -> Iterator[dict[int | None, Any]]:
     """Browser contexts, offline, by viewport width (None: Playwright's default), made on
-    first use and shared by the session's pages."""
+    first use and shared by the module's pages."""
     made: dict[int | None, Any] = {}
     yield made
     for context in made.values():
