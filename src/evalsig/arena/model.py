@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
-from evalsig.arena.battles import Battles, compress
+from evalsig.arena.battles import Battles, Compressed, compress
 from evalsig.arena.bootstrap import bootstrap_params
-from evalsig.arena.fit import Correction, Ties, check_estimable, fit
-from evalsig.arena.ranks import simultaneous_ranks
+from evalsig.arena.fit import Correction, Fit, Ties, check_estimable, fit
+from evalsig.arena.ranks import Ranks, simultaneous_ranks
 from evalsig.arena.result import ELO_SCALE, ArenaResult, Covariate
 from evalsig.data.provenance import in_memory_origin, provenance
 from evalsig.errors import DataError
@@ -125,6 +126,50 @@ def bradley_terry(
     Pustejovsky, J. E. & Tipton, E. (2018). Small-sample methods for cluster-robust
     variance estimation and hypothesis testing in fixed effects models. JBES 36, 672-683.
     """
+    level = _check_options(
+        ties, scale, interval, cluster_correction, confidence_level, n_resamples, n_draws
+    )
+    data = _with_covariates(data, covariates)
+    _check_models(data, anchor, ties)
+    rows = compress(data)
+    check_estimable(rows, data.models, data.source)
+    model = _fit_model(data, rows, ties, anchor, scale, interval, cluster_correction)
+    generator, seed = seeded(rng)
+    boot_seed, rank_seed = np.random.SeedSequence(generator.integers(0, 2**63, 4)).spawn(2)
+    if interval == "bootstrap":
+        bands = _bootstrap_intervals(model, ties, level, n_resamples, boot_seed)
+    else:
+        bands = _sandwich_intervals(model, level)
+    null = _rank_null(model, bands, level, n_draws, rank_seed)
+    ranks = simultaneous_ranks(
+        model.params[: model.m], bands.cov[: model.m, : model.m], confidence_level=level,
+        n_draws=n_draws, seed=rank_seed, df=null.df, critical_value=null.critical_value,
+    )  # fmt: skip
+    notes = [*data.notes, *bands.notes, *null.notes]
+    if anchor is not None:
+        notes.append(f"scores are relative to {anchor!r}, fixed at {model.offset:g} (its se is 0).")
+    if ranks.critical_value and interval == "sandwich" and model.fit.n_clusters is None:
+        notes.append(
+            "battles are treated as independent; give clusters (prompts) when several "
+            "battles share a prompt."
+        )
+    return _arena_result(
+        model, bands, null, ranks, data=data, ties=ties, scale=scale, anchor=anchor,
+        interval=interval, level=level, n_draws=n_draws, n_resamples=n_resamples, seed=seed,
+        notes=tuple(notes),
+    )  # fmt: skip
+
+
+def _check_options(
+    ties: object,
+    scale: object,
+    interval: object,
+    cluster_correction: object,
+    confidence_level: float,
+    n_resamples: object,
+    n_draws: object,
+) -> float:
+    """The confidence level, once every option of :func:`bradley_terry` is checked."""
     level = check_confidence_level(confidence_level)
     if ties not in ("half", "davidson"):
         raise DataError(f"`ties` is {ties!r}; use 'half' or 'davidson'.")
@@ -137,21 +182,52 @@ def bradley_terry(
     for name, value, least in (("n_resamples", n_resamples, 100), ("n_draws", n_draws, 1000)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise DataError(f"`{name}` is {value!r}; use an integer of at least {least}.")
-    data = _with_covariates(data, covariates)
+    return level
+
+
+def _check_models(data: Battles, anchor: str | None, ties: Ties) -> None:
+    """Two models or more, a known anchor, and outcomes that Davidson ties can fit."""
     models = data.models
-    m = len(models)
-    if m < 2:
+    if len(models) < 2:
         raise DataError(f"{data.source}: battles name one model ({models[0]!r}); need two.")
     if anchor is not None and anchor not in models:
         raise DataError(
-            f"`anchor` is {anchor!r}, which is not among the {m} models "
+            f"`anchor` is {anchor!r}, which is not among the {len(models)} models "
             f"(e.g. {', '.join(map(repr, models[:3]))}); name one of them or pass None."
         )
     if ties == "davidson":
         _check_davidson(data)
-    rows = compress(data)
-    check_estimable(rows, models, data.source)
-    ref = 0 if anchor is None else models.index(anchor)
+
+
+@dataclass(frozen=True, slots=True)
+class _Model:
+    """The fit on anchored parameters and the map to the reported parameters and scale."""
+
+    rows: Compressed
+    fit: Fit
+    transform: np.ndarray
+    """Anchored parameters (the anchor's column inserted) to reported ones."""
+    params: np.ndarray
+    """Reported parameters: ``m`` scores, then covariates, then Davidson's ``log nu``."""
+    ref: int
+    m: int
+    n_features: int
+    factor: float
+    offset: float
+
+
+def _fit_model(
+    data: Battles,
+    rows: Compressed,
+    ties: Ties,
+    anchor: str | None,
+    scale: Scale,
+    interval: Interval,
+    cluster_correction: Correction,
+) -> _Model:
+    """Fit the scores (the correction asked for only with sandwich intervals)."""
+    m = len(data.models)
+    ref = 0 if anchor is None else data.models.index(anchor)
     p = 0 if data.features is None else data.features.shape[1]
     transform = _transform(m, p + (1 if ties == "davidson" else 0), anchor is None)
     fitted = fit(
@@ -159,92 +235,170 @@ def bradley_terry(
         correction=cluster_correction if interval == "sandwich" else "CR1",
         contrasts=np.delete(transform, ref, axis=1).T,
     )  # fmt: skip
-    factor = ELO_SCALE if scale == "elo" else 1.0
-    offset = 1000.0 if scale == "elo" else 0.0
-    params = transform @ fitted.params
-    generator, seed = seeded(rng)
-    boot_seed, rank_seed = np.random.SeedSequence(generator.integers(0, 2**63, 4)).spawn(2)
-    notes: list[str] = list(data.notes)
-    df = None
-    n_failed = 0
-    if interval == "bootstrap":
-        start = np.delete(fitted.params, ref)
-        draws, n_failed = bootstrap_params(
-            rows, start, ties=ties, anchor=ref, n_resamples=n_resamples,
-            seed=boot_seed,
-        )  # fmt: skip
-        draws = draws[np.all(np.isfinite(draws), axis=1)]
-        if len(draws) < 2:
-            raise DataError(
-                "no bootstrap resample had a finite fit (models with few battles drop out "
-                "of resamples); use interval='sandwich' or add battles."
-            )
-        full = np.insert(draws, ref, 0.0, axis=1) @ transform.T
-        cov = np.cov(full, rowvar=False)
-        alpha = 1.0 - level
-        low_q, high_q = np.quantile(full[:, :m], [alpha / 2, 1 - alpha / 2], axis=0)
-        low, high = offset + factor * low_q, offset + factor * high_q
-        if n_failed:
-            notes.append(
-                f"{n_failed:,} of {n_resamples:,} resamples had no finite fit (a model "
-                "without battles or wins in the resample) and were left out."
-            )
-        method = "bootstrap"
-        units = 0 if rows.cluster is None else len(np.unique(rows.cluster))
-        if 0 < units < 50:
-            notes.append(
-                f"a percentile bootstrap over {units} clusters covers too rarely (simulated "
-                "95% intervals: 85% with 6 clusters, 90% with 12); the CR2 sandwich "
-                "(interval='sandwich') keeps its level with few clusters."
-            )
-    else:
-        cov = transform @ fitted.cov_sandwich @ transform.T
-        method = "cluster-robust sandwich" if fitted.n_clusters else "sandwich"
-        notes.extend(fitted.notes)
-        df = fitted.df
-    se = factor * np.sqrt(np.clip(np.diag(cov)[:m], 0.0, None))
-    score = offset + factor * params[:m]
-    rank_df = None
-    if interval == "sandwich":
-        from scipy.special import ndtri, stdtrit
+    return _Model(
+        rows=rows,
+        fit=fitted,
+        transform=transform,
+        params=transform @ fitted.params,
+        ref=ref,
+        m=m,
+        n_features=p,
+        factor=ELO_SCALE if scale == "elo" else 1.0,
+        offset=1000.0 if scale == "elo" else 0.0,
+    )
 
-        if df is None:
-            q = np.full(m, float(ndtri(0.5 + level / 2)))
-        else:
-            q = np.where(np.isfinite(df[:m]), stdtrit(np.minimum(df[:m], 1e300), 0.5 + level / 2),
-                         float(ndtri(0.5 + level / 2)))  # fmt: skip
-            finite = df[:m][np.isfinite(df[:m])]
-            rank_df = float(finite.min()) if len(finite) else None
-        low, high = score - q * se, score + q * se
-    critical, rank_null = None, "normal" if rank_df is None else "multivariate-t"
-    if fitted.cr2 is not None and m > 1:
-        from evalsig.arena.cr2 import CR2_BUDGET, maxima_cost, studentized_maxima
 
-        cost = maxima_cost(fitted.cr2, m, n_draws)
-        if cost <= CR2_BUDGET:
-            var = np.diag(cov)[:m]
-            pair = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2.0 * cov[:m, :m], 0.0))
-            use = pair > 1e-10 * max(float(np.sqrt(np.max(var, initial=0.0))), 1e-300)
-            maxima = studentized_maxima(
-                fitted.cr2, np.delete(transform[:m], ref, axis=1).T, use, n_draws=n_draws,
-                seed=rank_seed,
-            )  # fmt: skip
-            critical, rank_null, rank_df = (
-                float(np.quantile(maxima, level)),
-                "cr2-studentized",
-                None,
-            )
-        elif rank_df is not None:
-            notes.append(
-                f"the rank intervals' critical value uses a multivariate t on {rank_df:.1f} "
-                f"degrees of freedom (studentised CR2 draws would take about {cost:.1e} "
-                "operations); with few clusters it may be slightly too small."
-            )
-    ranks = simultaneous_ranks(
-        params[:m], cov[:m, :m], confidence_level=level, n_draws=n_draws,
-        seed=rank_seed, df=rank_df, critical_value=critical,
+@dataclass(frozen=True, slots=True)
+class _Bands:
+    """Covariance of the reported parameters and the per-model scores and intervals."""
+
+    cov: np.ndarray
+    score: np.ndarray
+    se: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    df: np.ndarray | None
+    method: str
+    notes: tuple[str, ...]
+
+
+def _bootstrap_intervals(
+    model: _Model, ties: Ties, level: float, n_resamples: int, seed: np.random.SeedSequence
+) -> _Bands:
+    """Percentile intervals from a bootstrap over clusters (else battles)."""
+    m, rows = model.m, model.rows
+    draws, n_failed = bootstrap_params(
+        rows, np.delete(model.fit.params, model.ref), ties=ties, anchor=model.ref,
+        n_resamples=n_resamples, seed=seed,
     )  # fmt: skip
-    model_se = np.sqrt(np.clip(np.diag(transform @ fitted.cov_model @ transform.T), 0.0, None))
+    draws = draws[np.all(np.isfinite(draws), axis=1)]
+    if len(draws) < 2:
+        raise DataError(
+            "no bootstrap resample had a finite fit (models with few battles drop out "
+            "of resamples); use interval='sandwich' or add battles."
+        )
+    full = np.insert(draws, model.ref, 0.0, axis=1) @ model.transform.T
+    cov = np.cov(full, rowvar=False)
+    alpha = 1.0 - level
+    low_q, high_q = np.quantile(full[:, :m], [alpha / 2, 1 - alpha / 2], axis=0)
+    notes: list[str] = []
+    if n_failed:
+        notes.append(
+            f"{n_failed:,} of {n_resamples:,} resamples had no finite fit (a model "
+            "without battles or wins in the resample) and were left out."
+        )
+    units = 0 if rows.cluster is None else len(np.unique(rows.cluster))
+    if 0 < units < 50:
+        notes.append(
+            f"a percentile bootstrap over {units} clusters covers too rarely (simulated "
+            "95% intervals: 85% with 6 clusters, 90% with 12); the CR2 sandwich "
+            "(interval='sandwich') keeps its level with few clusters."
+        )
+    return _Bands(
+        cov=cov,
+        score=model.offset + model.factor * model.params[:m],
+        se=model.factor * np.sqrt(np.clip(np.diag(cov)[:m], 0.0, None)),
+        low=model.offset + model.factor * low_q,
+        high=model.offset + model.factor * high_q,
+        df=None,
+        method="bootstrap",
+        notes=tuple(notes),
+    )
+
+
+def _sandwich_intervals(model: _Model, level: float) -> _Bands:
+    """Sandwich intervals: t on Bell-McCaffrey degrees of freedom under CR2, else normal."""
+    from scipy.special import ndtri, stdtrit
+
+    m, fitted = model.m, model.fit
+    cov = model.transform @ fitted.cov_sandwich @ model.transform.T
+    se = model.factor * np.sqrt(np.clip(np.diag(cov)[:m], 0.0, None))
+    score = model.offset + model.factor * model.params[:m]
+    df = fitted.df
+    if df is None:
+        q = np.full(m, float(ndtri(0.5 + level / 2)))
+    else:
+        q = np.where(np.isfinite(df[:m]), stdtrit(np.minimum(df[:m], 1e300), 0.5 + level / 2),
+                     float(ndtri(0.5 + level / 2)))  # fmt: skip
+    return _Bands(
+        cov=cov,
+        score=score,
+        se=se,
+        low=score - q * se,
+        high=score + q * se,
+        df=df,
+        method="cluster-robust sandwich" if fitted.n_clusters else "sandwich",
+        notes=fitted.notes,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _RankNull:
+    """How the critical value of the simultaneous rank intervals is found."""
+
+    critical_value: float | None
+    name: str
+    df: float | None
+    notes: tuple[str, ...]
+
+
+def _rank_null(
+    model: _Model, bands: _Bands, level: float, n_draws: int, seed: np.random.SeedSequence
+) -> _RankNull:
+    """Studentised CR2 draws when affordable, else a multivariate t (CR2) or normal."""
+    m, df = model.m, bands.df
+    rank_df = None
+    if df is not None:
+        finite = df[:m][np.isfinite(df[:m])]
+        rank_df = float(finite.min()) if len(finite) else None
+    name = "normal" if rank_df is None else "multivariate-t"
+    if model.fit.cr2 is None or m <= 1:
+        return _RankNull(critical_value=None, name=name, df=rank_df, notes=())
+    from evalsig.arena.cr2 import CR2_BUDGET, maxima_cost, studentized_maxima
+
+    cost = maxima_cost(model.fit.cr2, m, n_draws)
+    if cost <= CR2_BUDGET:
+        cov = bands.cov
+        var = np.diag(cov)[:m]
+        pair = np.sqrt(np.maximum(var[:, None] + var[None, :] - 2.0 * cov[:m, :m], 0.0))
+        use = pair > 1e-10 * max(float(np.sqrt(np.max(var, initial=0.0))), 1e-300)
+        maxima = studentized_maxima(
+            model.fit.cr2, np.delete(model.transform[:m], model.ref, axis=1).T, use,
+            n_draws=n_draws, seed=seed,
+        )  # fmt: skip
+        critical = float(np.quantile(maxima, level))
+        return _RankNull(critical_value=critical, name="cr2-studentized", df=None, notes=())
+    notes: tuple[str, ...] = ()
+    if rank_df is not None:
+        notes = (
+            f"the rank intervals' critical value uses a multivariate t on {rank_df:.1f} "
+            f"degrees of freedom (studentised CR2 draws would take about {cost:.1e} "
+            "operations); with few clusters it may be slightly too small.",
+        )
+    return _RankNull(critical_value=None, name=name, df=rank_df, notes=notes)
+
+
+def _arena_result(
+    model: _Model,
+    bands: _Bands,
+    null: _RankNull,
+    ranks: Ranks,
+    *,
+    data: Battles,
+    ties: Ties,
+    scale: Scale,
+    anchor: str | None,
+    interval: Interval,
+    level: float,
+    n_draws: int,
+    n_resamples: int,
+    seed: int | None,
+    notes: tuple[str, ...],
+) -> ArenaResult:
+    """The result, its models ordered by rank (then name)."""
+    m, params, cov, df, fitted = model.m, model.params, bands.cov, bands.df, model.fit
+    model_cov = model.transform @ fitted.cov_model @ model.transform.T
+    model_se = np.sqrt(np.clip(np.diag(model_cov), 0.0, None))
     covariate_rows = tuple(
         Covariate(
             name=name,
@@ -257,52 +411,46 @@ def bradley_terry(
     )
     tie_parameter = None
     if ties == "davidson":
+        p = model.n_features
         log_nu, log_nu_se = params[m + p], math.sqrt(max(cov[m + p, m + p], 0.0))
         tie_parameter = (float(np.exp(log_nu)), float(np.exp(log_nu) * log_nu_se))
-    if anchor is not None:
-        notes.append(f"scores are relative to {anchor!r}, fixed at {offset:g} (its se is 0).")
-    if ranks.critical_value and interval == "sandwich" and fitted.n_clusters is None:
-        notes.append(
-            "battles are treated as independent; give clusters (prompts) when several "
-            "battles share a prompt."
-        )
+    models = data.models
     order = np.lexsort((np.array(models, dtype=str), ranks.rank))
-    n_battles = data.battles_per_model()
     return ArenaResult(
         models=tuple(models[i] for i in order),
-        score=score[order],
-        se=se[order],
-        ci_low=np.asarray(low)[order],
-        ci_high=np.asarray(high)[order],
+        score=bands.score[order],
+        se=bands.se[order],
+        ci_low=np.asarray(bands.low)[order],
+        ci_high=np.asarray(bands.high)[order],
         rank=ranks.rank[order],
         rank_low=ranks.low[order],
         rank_high=ranks.high[order],
         group=_renumber(ranks.group[order]),
-        n_battles=n_battles[order],
-        se_model=factor * model_se[:m][order],
+        n_battles=data.battles_per_model()[order],
+        se_model=model.factor * model_se[:m][order],
         ties=ties,
         scale=scale,
         anchor=anchor,
-        interval=method,
+        interval=bands.method,
         cluster_correction=fitted.correction if interval == "sandwich" else None,
         df=None if df is None else df[:m][order],
-        rank_df=rank_df,
-        rank_null=rank_null,
+        rank_df=null.df,
+        rank_null=null.name,
         confidence_level=level,
         critical_value=ranks.critical_value,
         n_draws=n_draws,
         n_resamples=n_resamples if interval == "bootstrap" else None,
         total_battles=len(data),
-        n_rows=len(rows.count),
+        n_rows=len(model.rows.count),
         n_clusters=fitted.n_clusters,
         covariates=covariate_rows,
         tie_parameter=tie_parameter,
         loglik=fitted.loglik,
         iterations=fitted.iterations,
         seed=seed,
-        notes=tuple(notes),
+        notes=notes,
         provenance=provenance([("battles", data.origin or in_memory_origin("Battles"))], seed=seed),
-        cov=(factor**2) * cov[:m, :m][np.ix_(order, order)],
+        cov=(model.factor**2) * cov[:m, :m][np.ix_(order, order)],
     )
 
 

@@ -291,6 +291,47 @@ def audit_claim(
     """
     level = check_confidence_level(confidence_level)
     scale = _units(units)
+    tol = _check_request(tolerance, ci, half_width, pvalue, n_resamples)
+    paired = load_pair(baseline, candidate, cluster=cluster)
+    honest = compare_paired(paired, confidence_level=level)
+    z = _z(level)
+    claim = _reported_claim(
+        honest, ci=ci, half_width=half_width, pvalue=pvalue, estimate=estimate, scale=scale, z=z
+    )
+    allow = tol if n_resamples is None else max(tol, 2.5 / math.sqrt(2 * (n_resamples - 1)))
+    candidates = _candidates(paired, claim.se, n_resamples, tol, allow)
+    verdict, cause, explanation = _claim_verdict(
+        honest, claim, candidates, allow=allow, z=z, level=level, n_resamples=n_resamples
+    )
+    notes = list(claim.notes)
+    if paired.n_clusters is None and honest.method != "paired-t" and "mcnemar" not in honest.method:
+        notes.append(f"the honest analysis used {honest.method}")
+    return ClaimAudit(
+        honest=honest,
+        reported_low=claim.low,
+        reported_high=claim.high,
+        reported_pvalue=claim.pvalue,
+        reported_estimate=claim.estimate,
+        reported_se=claim.se,
+        confidence_level=level,
+        n_resamples=None if n_resamples is None else int(n_resamples),
+        tolerance=tol,
+        candidates=candidates,
+        verdict=verdict,
+        likely_cause=cause,
+        explanation=explanation,
+        notes=tuple(notes),
+    )
+
+
+def _check_request(
+    tolerance: float,
+    ci: object,
+    half_width: object,
+    pvalue: object,
+    n_resamples: object,
+) -> float:
+    """The tolerance, once the request names one reported interval or p-value and a valid B."""
     tol = float(tolerance)
     if not 0 < tol < 1:
         raise DataError(f"`tolerance` must be in (0, 1); got {tolerance!r}.")
@@ -306,9 +347,32 @@ def audit_claim(
         or n_resamples < 2
     ):
         raise DataError(f"`n_resamples` must be an integer >= 2; got {n_resamples!r}.")
-    paired = load_pair(baseline, candidate, cluster=cluster)
-    honest = compare_paired(paired, confidence_level=level)
-    z = _z(level)
+    return tol
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Claim:
+    """What the report states, on the data's scale, and the standard error it implies."""
+
+    low: float | None
+    high: float | None
+    estimate: float
+    se: float
+    pvalue: float | None
+    notes: tuple[str, ...]
+
+
+def _reported_claim(
+    honest: ComparisonResult,
+    *,
+    ci: tuple[float, float] | None,
+    half_width: float | None,
+    pvalue: float | None,
+    estimate: float | None,
+    scale: float,
+    z: float,
+) -> _Claim:
+    """The reported interval, estimate and p-value, and the standard error they imply."""
     notes: list[str] = []
     low = high = None
     if ci is not None:
@@ -345,47 +409,44 @@ def audit_claim(
             f"the reported estimate {reported_estimate:+.4g} differs from the data's "
             f"{honest.estimate:+.4g} by more than half an honest SE"
         )
-    allow = tol if n_resamples is None else max(tol, 2.5 / math.sqrt(2 * (n_resamples - 1)))
-    candidates = _candidates(paired, se_rep, n_resamples, tol, allow)
-    verdict, cause, explanation = _verdict(honest, se_rep, candidates, allow, z, n_resamples)
+    return _Claim(
+        low=low, high=high, estimate=reported_estimate, se=se_rep, pvalue=p_rep, notes=tuple(notes)
+    )
+
+
+def _claim_verdict(
+    honest: ComparisonResult,
+    claim: _Claim,
+    candidates: tuple[ClaimCandidate, ...],
+    *,
+    allow: float,
+    z: float,
+    level: float,
+    n_resamples: int | None,
+) -> tuple[Verdict, str | None, str]:
+    """The verdict on the width, unless the estimate lies outside the honest interval."""
+    verdict, cause, explanation = _verdict(honest, claim.se, candidates, allow, z, n_resamples)
     show = _formatter(honest.percent_scale)
     honest_half = (honest.ci.high - honest.ci.low) / 2
-    if abs(reported_estimate - honest.estimate) > honest_half:
+    if abs(claim.estimate - honest.estimate) > honest_half:
         verdict, cause = "estimate differs", None
         explanation = (
-            f"The reported difference {_signed(reported_estimate, honest.percent_scale)} lies "
+            f"The reported difference {_signed(claim.estimate, honest.percent_scale)} lies "
             f"outside the honest interval around the data's "
             f"{_signed(honest.estimate, honest.percent_scale)} ({show(honest_half)}): the "
             "claim does not describe these data. " + explanation
         )
     significant = (
-        p_rep <= 1 - level
-        if p_rep is not None
-        else math.isfinite(se_rep) and abs(reported_estimate) > z * se_rep
+        claim.pvalue <= 1 - level
+        if claim.pvalue is not None
+        else math.isfinite(claim.se) and abs(claim.estimate) > z * claim.se
     )
     if significant and not honest.significant(1 - level):
         explanation += (
             f" The report calls the difference significant; the honest analysis does not "
             f"(p = {honest.pvalue:.3g})."
         )
-    if paired.n_clusters is None and honest.method != "paired-t" and "mcnemar" not in honest.method:
-        notes.append(f"the honest analysis used {honest.method}")
-    return ClaimAudit(
-        honest=honest,
-        reported_low=low,
-        reported_high=high,
-        reported_pvalue=p_rep,
-        reported_estimate=reported_estimate,
-        reported_se=se_rep,
-        confidence_level=level,
-        n_resamples=None if n_resamples is None else int(n_resamples),
-        tolerance=tol,
-        candidates=candidates,
-        verdict=verdict,
-        likely_cause=cause,
-        explanation=explanation,
-        notes=tuple(notes),
-    )
+    return verdict, cause, explanation
 
 
 def _z(level: float) -> float:

@@ -359,15 +359,7 @@ def audit(
     >>> row.category, row.false_positive_rate > 0.2
     ('anti-pattern', True)
     """
-    design = MixtureDesign() if design is None else design
-    if not isinstance(design, (MixtureDesign, FittedDesign)):
-        raise DataError(
-            f"`design` must be a MixtureDesign or a FittedDesign; got {type(design).__name__}."
-        )
-    if isinstance(n_simulations, bool) or not isinstance(n_simulations, (int, np.integer)):
-        raise DataError(f"`n_simulations` must be an integer; got {n_simulations!r}.")
-    if n_simulations < 1:
-        raise DataError(f"`n_simulations` must be at least 1; got {n_simulations}.")
+    design = _check_design(design, n_simulations)
     settings = MethodSettings(
         confidence_level=confidence_level,
         n_resamples=n_resamples,
@@ -381,7 +373,46 @@ def audit(
         for k, child in enumerate(root.spawn(n_chunks))
     ]
     runner = local() if executor is None else executor
-    shared = (design, chosen, settings)
+    parts = _run_in_waves(runner, (design, chosen, settings), pieces, n_simulations)
+    published = published_rows(design, settings)
+    rows = _method_audits(chosen, parts, design, settings, published)
+    notes: list[str] = []
+    if isinstance(design, FittedDesign):
+        notes.extend(design.notes)
+    seed = int(root.entropy)  # type: ignore[arg-type]
+    return AuditResult(
+        design=design,
+        settings=settings,
+        n_simulations=int(n_simulations),
+        seed=seed,
+        methods=tuple(rows),
+        reference=ARTICLE if published else None,
+        notes=tuple(notes),
+        provenance=provenance(design_inputs(design), seed=seed),
+    )
+
+
+def _check_design(design: Design | None, n_simulations: object) -> Design:
+    """The design (the article's by default), once it and ``n_simulations`` are checked."""
+    design = MixtureDesign() if design is None else design
+    if not isinstance(design, (MixtureDesign, FittedDesign)):
+        raise DataError(
+            f"`design` must be a MixtureDesign or a FittedDesign; got {type(design).__name__}."
+        )
+    if isinstance(n_simulations, bool) or not isinstance(n_simulations, (int, np.integer)):
+        raise DataError(f"`n_simulations` must be an integer; got {n_simulations!r}.")
+    if n_simulations < 1:
+        raise DataError(f"`n_simulations` must be at least 1; got {n_simulations}.")
+    return design
+
+
+def _run_in_waves(
+    runner: Executor,
+    shared: tuple[Design, Sequence[AuditMethod], MethodSettings],
+    pieces: list[tuple[int, np.random.SeedSequence]],
+    n_simulations: int,
+) -> list[list[np.ndarray]]:
+    """Every chunk's intervals, the chunks sent ``WAVE`` at a time with progress between."""
     parts: list[list[np.ndarray]] = []
     done = 0
     report("audit: simulated benchmarks", 0, n_simulations)
@@ -390,7 +421,17 @@ def audit(
         parts.extend(runner.map(_chunk, shared, wave))
         done += sum(size for size, _ in wave)
         report("audit: simulated benchmarks", done, n_simulations)
-    published = published_rows(design, settings)
+    return parts
+
+
+def _method_audits(
+    chosen: Sequence[AuditMethod],
+    parts: list[list[np.ndarray]],
+    design: Design,
+    settings: MethodSettings,
+    published: dict[str, PublishedRow],
+) -> list[MethodAudit]:
+    """One row per method from its intervals gathered over the chunks."""
     rows = []
     for k, method in enumerate(chosen):
         intervals = np.concatenate([part[k] for part in parts], axis=0)
@@ -408,20 +449,7 @@ def audit(
                 notes=_method_notes(intervals),
             )
         )
-    notes: list[str] = []
-    if isinstance(design, FittedDesign):
-        notes.extend(design.notes)
-    seed = int(root.entropy)  # type: ignore[arg-type]
-    return AuditResult(
-        design=design,
-        settings=settings,
-        n_simulations=int(n_simulations),
-        seed=seed,
-        methods=tuple(rows),
-        reference=ARTICLE if published else None,
-        notes=tuple(notes),
-        provenance=provenance(design_inputs(design), seed=seed),
-    )
+    return rows
 
 
 # --- chunks --------------------------------------------------------------------------------

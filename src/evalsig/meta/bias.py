@@ -191,30 +191,13 @@ def egger_test(
     level = check_confidence_level(confidence_level)
     y, v = effect_vectors(estimates, variances)
     k = y.size
-    base, n_groups = (np.ones((k, 1)), 1) if groups is None else _group_design(groups, k)
-    x = np.column_stack([base, np.sqrt(v)])
-    p = x.shape[1]
-    if k <= p:
-        raise DataError(
-            f"Egger's test needs more reports than coefficients ({p}); got k = {k}. "
-            "It is not defined for so few reports."
-        )
-    if np.linalg.matrix_rank(x) < p:
-        raise DataError(
-            "Egger's test: the standard errors do not vary (within groups); the slope on the "
-            "standard error cannot be estimated."
-        )
+    x, n_groups = _egger_design(v, groups)
     notes = [_FEW.format(k=k)] if k < 10 else []
+    df: int | None
+    tau2: float | None = None
+    converged = True
     if chosen == "lm":
-        w = 1.0 / v
-        wx = x * w[:, None]
-        cov = np.linalg.inv(x.T @ wx)
-        beta = cov @ (wx.T @ y)
-        df: int | None = k - p
-        sigma2 = float(w @ (y - x @ beta) ** 2) / (k - p)
-        cov = cov * sigma2
-        tau2: float | None = None
-        converged = True
+        beta, cov, df = _egger_lm(y, v, x)
     else:
         fit = fit_design(y, v, x, method=method, test=test)
         beta, cov, df, tau2, converged = fit.beta, fit.cov, fit.df, fit.tau2, fit.converged
@@ -251,6 +234,36 @@ def egger_test(
         converged=converged,
         notes=tuple(notes),
     )
+
+
+def _egger_design(v: np.ndarray, groups: Any) -> tuple[np.ndarray, int]:
+    """The design (an intercept per group, then the standard error) and the group count."""
+    k = v.size
+    base, n_groups = (np.ones((k, 1)), 1) if groups is None else _group_design(groups, k)
+    x = np.column_stack([base, np.sqrt(v)])
+    p = x.shape[1]
+    if k <= p:
+        raise DataError(
+            f"Egger's test needs more reports than coefficients ({p}); got k = {k}. "
+            "It is not defined for so few reports."
+        )
+    if np.linalg.matrix_rank(x) < p:
+        raise DataError(
+            "Egger's test: the standard errors do not vary (within groups); the slope on the "
+            "standard error cannot be estimated."
+        )
+    return x, n_groups
+
+
+def _egger_lm(y: np.ndarray, v: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Weighted least squares with an estimated residual variance: coefficients, cov, df."""
+    k, p = x.shape
+    w = 1.0 / v
+    wx = x * w[:, None]
+    cov = np.linalg.inv(x.T @ wx)
+    beta = cov @ (wx.T @ y)
+    sigma2 = float(w @ (y - x @ beta) ** 2) / (k - p)
+    return beta, cov * sigma2, k - p
 
 
 # --- Begg and Mazumdar -------------------------------------------------------------------
@@ -478,57 +491,13 @@ def trim_and_fill(
     y, v = effect_vectors(estimates, variances)
     k = y.size
     notes: list[str] = []
-    if side is None:
-        if k < 3:
-            raise DataError(
-                f"trim and fill with k = {k}: choosing the side needs 3 reports; pass "
-                "side='left' or side='right'."
-            )
-        x = np.column_stack([np.ones(k), np.sqrt(v)])
-        if np.linalg.matrix_rank(x) < 2:
-            raise DataError(
-                "trim and fill: all standard errors are equal, so the side cannot be chosen "
-                "from the Egger regression; pass side='left' or side='right'."
-            )
-        fit = fit_design(y, v, x, method=method, test="z")
-        if not fit.converged:
-            raise DataError(
-                f"trim and fill: the {method.upper()} fit that chooses the side did not "
-                "converge; pass side='left' or side='right'."
-            )
-        chosen: str = "right" if fit.beta[1] < 0 else "left"
-    else:
-        chosen = check_choice(side, "side", ("left", "right"), "Or leave it out.")
-        if k < 2:
-            raise DataError("trim and fill needs at least 2 reports.")
+    chosen = _choose_side(y, v, side, method)
     sign = -1.0 if chosen == "right" else 1.0
     order = np.argsort(sign * y, kind="stable")
     ys, vs = sign * y[order], v[order]
-    k0, previous, se_k0, beta = 0, -1, math.nan, math.nan
-    iterations, converged = 0, True
-    while k0 != previous:
-        if iterations == max_iter:
-            converged = False
-            notes.append(f"Trim and fill did not settle on k0 in {max_iter} iterations.")
-            break
-        previous, iterations = k0, iterations + 1
-        beta = _pooled(ys[: k - k0], vs[: k - k0], method)
-        centred = ys - beta
-        ranks = stats.rankdata(np.abs(centred), method="ordinal")
-        s_r = float(ranks[centred > 0].sum())
-        raw = (4.0 * s_r - k * (k + 1)) / (2 * k - 1)
-        var_sr = (
-            k * (k + 1) * (2 * k + 1)
-            + 10 * raw**3
-            + 27 * raw**2
-            + 17 * raw
-            - 18 * k * raw**2
-            - 18 * k * raw
-            + 6 * k**2 * raw
-        ) / 24.0
-        se_k0 = max(0.0, 4.0 * math.sqrt(var_sr) / (2 * k - 1)) if var_sr >= 0 else math.nan
-        k0 = max(0, int(np.round(raw)))
+    k0, se_k0, beta, iterations, converged = _l0_iterations(ys, vs, method, max_iter)
     if not converged:
+        notes.append(f"Trim and fill did not settle on k0 in {max_iter} iterations.")
         warnings.warn(notes[-1], MetaConvergenceWarning, stacklevel=2)
     filled_y = sign * (2.0 * beta - ys[k - k0 :]) if k0 > 0 else np.empty(0)
     filled_v = vs[k - k0 :].copy() if k0 > 0 else np.empty(0)
@@ -564,3 +533,61 @@ def trim_and_fill(
         converged=converged,
         notes=tuple(notes),
     )
+
+
+def _choose_side(y: np.ndarray, v: np.ndarray, side: Side | None, method: Method) -> str:
+    """The side given, or metafor's choice: "right" when the Egger slope is negative."""
+    k = y.size
+    if side is not None:
+        chosen = check_choice(side, "side", ("left", "right"), "Or leave it out.")
+        if k < 2:
+            raise DataError("trim and fill needs at least 2 reports.")
+        return chosen
+    if k < 3:
+        raise DataError(
+            f"trim and fill with k = {k}: choosing the side needs 3 reports; pass "
+            "side='left' or side='right'."
+        )
+    x = np.column_stack([np.ones(k), np.sqrt(v)])
+    if np.linalg.matrix_rank(x) < 2:
+        raise DataError(
+            "trim and fill: all standard errors are equal, so the side cannot be chosen "
+            "from the Egger regression; pass side='left' or side='right'."
+        )
+    fit = fit_design(y, v, x, method=method, test="z")
+    if not fit.converged:
+        raise DataError(
+            f"trim and fill: the {method.upper()} fit that chooses the side did not "
+            "converge; pass side='left' or side='right'."
+        )
+    return "right" if fit.beta[1] < 0 else "left"
+
+
+def _l0_iterations(
+    ys: np.ndarray, vs: np.ndarray, method: Method, max_iter: int
+) -> tuple[int, float, float, int, bool]:
+    """L0 iterations on sorted, oriented reports: k0, se, trimmed mean, iterations, settled."""
+    k = ys.size
+    k0, previous, se_k0, beta = 0, -1, math.nan, math.nan
+    iterations = 0
+    while k0 != previous:
+        if iterations == max_iter:
+            return k0, se_k0, beta, iterations, False
+        previous, iterations = k0, iterations + 1
+        beta = _pooled(ys[: k - k0], vs[: k - k0], method)
+        centred = ys - beta
+        ranks = stats.rankdata(np.abs(centred), method="ordinal")
+        s_r = float(ranks[centred > 0].sum())
+        raw = (4.0 * s_r - k * (k + 1)) / (2 * k - 1)
+        var_sr = (
+            k * (k + 1) * (2 * k + 1)
+            + 10 * raw**3
+            + 27 * raw**2
+            + 17 * raw
+            - 18 * k * raw**2
+            - 18 * k * raw
+            + 6 * k**2 * raw
+        ) / 24.0
+        se_k0 = max(0.0, 4.0 * math.sqrt(var_sr) / (2 * k - 1)) if var_sr >= 0 else math.nan
+        k0 = max(0, int(np.round(raw)))
+    return k0, se_k0, beta, iterations, True

@@ -372,15 +372,35 @@ def random_effects(
     basis = check_choice(i2_basis, "i2_basis", ("tau2", "q"), "Use 'tau2' (metafor's).")
     tol, max_iter = check_iteration(tol, max_iter)
     y, v = effect_vectors(estimates, variances)
-    k = y.size
-    names = _labels(labels, k)
-    notes: list[str] = []
+    names = _labels(labels, y.size)
+    q, q_p = _cochran_q(y, v)
+    tau2, converged, iterations, notes = _estimate_tau2(y, v, method, tol, max_iter)
+    if not converged:
+        message = unconverged_note(method, max_iter)
+        warnings.warn(message, MetaConvergenceWarning, stacklevel=2)
+        return _unconverged(y, v, names, method, test, level, basis, q, q_p, iterations, message)
+    return _converged(
+        y, v, names, method=method, test=test, level=level, basis=basis, tol=tol, q=q,
+        q_p=q_p, tau2=tau2, iterations=iterations, notes=notes,
+    )  # fmt: skip
 
+
+def _cochran_q(y: np.ndarray, v: np.ndarray) -> tuple[float, float]:
+    """Cochran's Q about the fixed-effect mean and its chi^2(k - 1) p-value (NaN at k = 1)."""
+    k = y.size
     w0 = 1.0 / v
     sw0 = float(w0.sum())
     q = float(w0 @ (y - (w0 @ y) / sw0) ** 2) if k > 1 else 0.0
     q_p = float(special.chdtrc(k - 1, q)) if k > 1 else math.nan
+    return q, q_p
 
+
+def _estimate_tau2(
+    y: np.ndarray, v: np.ndarray, method: Method, tol: float, max_iter: int
+) -> tuple[float, bool, int, list[str]]:
+    """tau^2 (0 for one report or the fixed-effect model), convergence, iterations, notes."""
+    k = y.size
+    notes: list[str] = []
     tau2, converged, iterations = 0.0, True, 0
     if k == 1:
         notes.append(K1_NOTE)
@@ -392,11 +412,32 @@ def random_effects(
             notes.append(RESET_NOTE)
         if k == 2:
             notes.append(K2_NOTE)
-    if not converged:
-        message = unconverged_note(method, max_iter)
-        warnings.warn(message, MetaConvergenceWarning, stacklevel=2)
-        return _unconverged(y, v, names, method, test, level, basis, q, q_p, iterations, message)
+    return tau2, converged, iterations, notes
 
+
+@dataclass(frozen=True, slots=True)
+class _PooledMean:
+    """The pooled mean with its standard error, interval and test."""
+
+    mu: float
+    se: float
+    ci: ConfidenceInterval
+    critical: float
+    statistic: float
+    pvalue: float
+    df: int | None
+    hksj_scale: float | None
+    weights: np.ndarray
+    """Percent weights, ``100 w_i / sum w``."""
+    notes: tuple[str, ...]
+
+
+def _pooled_mean(
+    y: np.ndarray, v: np.ndarray, tau2: float, method: Method, test: Test, level: float
+) -> _PooledMean:
+    """Inverse-variance mean given tau^2, with z or HKSJ inference."""
+    k = y.size
+    notes: list[str] = []
     w = 1.0 / (v + tau2)
     sw = float(w.sum())
     mu = float(w @ y) / sw
@@ -419,17 +460,49 @@ def random_effects(
         if method == "fe":
             notes.append(HKSJ_FE_NOTE)
     c = critical(level, df)
-    ci = _ci(mu - c * se, mu + c * se, level)
     statistic = _statistic(mu, se)
     if df is None:
         pvalue = float(2.0 * special.ndtr(-abs(statistic)))
     else:
         pvalue = float(2.0 * special.stdtr(df, -abs(statistic))) if df >= 1 else math.nan
+    return _PooledMean(
+        mu=mu,
+        se=se,
+        ci=_ci(mu - c * se, mu + c * se, level),
+        critical=c,
+        statistic=statistic,
+        pvalue=pvalue,
+        df=df,
+        hksj_scale=scale,
+        weights=100.0 * w / sw,
+        notes=tuple(notes),
+    )
 
+
+def _converged(
+    y: np.ndarray,
+    v: np.ndarray,
+    names: tuple[str, ...],
+    *,
+    method: Method,
+    test: Test,
+    level: float,
+    basis: str,
+    tol: float,
+    q: float,
+    q_p: float,
+    tau2: float,
+    iterations: int,
+    notes: list[str],
+) -> MetaResult:
+    """The result once tau^2 is estimated: pooled mean, prediction and heterogeneity."""
+    k = y.size
+    pooled = _pooled_mean(y, v, tau2, method, test, level)
+    notes = [*notes, *pooled.notes]
+    mu, se, c = pooled.mu, pooled.se, pooled.critical
     tau2_out = math.nan if k == 1 else tau2
     half = c * math.sqrt(se * se + tau2_out)
     prediction = _ci(mu - half, mu + half, level)
-
     tau2_ci = _ci(*_NAN_CI, level)
     if k > 1 and method != "fe":
         tau2_ci, null_set = q_profile(y, v, level, tol=tol)
@@ -439,10 +512,10 @@ def random_effects(
     return MetaResult(
         mu=mu,
         se=se,
-        ci=ci,
-        statistic=float(statistic),
-        pvalue=pvalue,
-        df=df,
+        ci=pooled.ci,
+        statistic=float(pooled.statistic),
+        pvalue=pooled.pvalue,
+        df=pooled.df,
         tau2=tau2_out,
         tau2_ci=tau2_ci,
         i2=i2,
@@ -459,10 +532,10 @@ def random_effects(
         test=test,
         converged=True,
         iterations=iterations,
-        hksj_scale=scale,
+        hksj_scale=pooled.hksj_scale,
         estimates=read_only(y),
         variances=read_only(v),
-        weights=read_only(100.0 * w / sw),
+        weights=read_only(pooled.weights),
         labels=names,
         confidence_level=level,
         notes=tuple(notes),

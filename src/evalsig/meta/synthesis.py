@@ -369,12 +369,7 @@ def synthesize(
     test = check_test(test)
     level = check_confidence_level(confidence_level)
     tol, max_iter = check_iteration(tol, max_iter)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
-        raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
-    if 0 < n_resamples < 100:
-        raise DataError(f"`n_resamples` is {n_resamples}; use 0 (no bootstrap) or at least 100.")
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise DataError(f"`top` must be a positive integer; got {top!r}.")
+    _check_counts(n_resamples, top)
     generator, seed = seeded(rng)
     table = read_reports(reports, scale=scale)
     variances = table.se**2
@@ -383,27 +378,9 @@ def synthesize(
         groups.setdefault(key, []).append(i)
     options = {"method": method, "test": test, "confidence_level": level}
     fits = _fit_cells(table, variances, groups, options, i2_basis, tol, max_iter)
-    cells = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", MetaConvergenceWarning)
-        for ((model, benchmark), rows), meta in zip(groups.items(), fits.results(), strict=True):
-            cells.append(
-                _cell(
-                    table,
-                    variances,
-                    model,
-                    benchmark,
-                    rows,
-                    meta,
-                    options,
-                    n_resamples,
-                    generator,
-                    tol,
-                    max_iter,
-                )
-            )
-        failed = int((~fits.converged).sum())
-        failed += sum(issubclass(w.category, MetaConvergenceWarning) for w in caught)
+    cells, failed = _analyse_cells(
+        table, variances, groups, fits, options, n_resamples, generator, tol, max_iter
+    )
     notes = _table_notes(table, groups)
     if n_resamples and seed is None:
         notes.append(UNKNOWN_SEED)
@@ -429,6 +406,52 @@ def synthesize(
         notes=tuple(notes),
         provenance=_provenance(reports, seed if n_resamples else None),
     )
+
+
+def _check_counts(n_resamples: object, top: object) -> None:
+    """``n_resamples`` is 0 or at least 100 and ``top`` a positive integer."""
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
+        raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
+    if 0 < n_resamples < 100:
+        raise DataError(f"`n_resamples` is {n_resamples}; use 0 (no bootstrap) or at least 100.")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise DataError(f"`top` must be a positive integer; got {top!r}.")
+
+
+def _analyse_cells(
+    table: ReportTable,
+    variances: np.ndarray,
+    groups: Mapping[tuple[str, str], list[int]],
+    fits: MetaBatch,
+    options: dict[str, Any],
+    n_resamples: int,
+    generator: np.random.Generator,
+    tol: float,
+    max_iter: int,
+) -> tuple[list[CellResult], int]:
+    """Each cell's tests and bootstrap (in table order), and how many fits did not converge."""
+    cells = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MetaConvergenceWarning)
+        for ((model, benchmark), rows), meta in zip(groups.items(), fits.results(), strict=True):
+            cells.append(
+                _cell(
+                    table,
+                    variances,
+                    model,
+                    benchmark,
+                    rows,
+                    meta,
+                    options,
+                    n_resamples,
+                    generator,
+                    tol,
+                    max_iter,
+                )
+            )
+        failed = int((~fits.converged).sum())
+        failed += sum(issubclass(w.category, MetaConvergenceWarning) for w in caught)
+    return cells, failed
 
 
 def _provenance(reports: Any, seed: int | None) -> Provenance:

@@ -328,14 +328,7 @@ def simulation_report(
     (0.389, 0.973)
     """
     design = MixtureDesign() if design is None else design
-    if rng is not None and (isinstance(rng, bool) or not isinstance(rng, (int, np.integer))):
-        raise DataError(f"`rng` must be an integer seed or None; got {rng!r}.")
-    if isinstance(n_simulations, bool) or not isinstance(n_simulations, (int, np.integer)):
-        raise DataError(f"`n_simulations` must be an integer >= 0; got {n_simulations!r}.")
-    if n_simulations < 0:
-        raise DataError(f"`n_simulations` must be >= 0; got {n_simulations}.")
-    if not 0 < alpha < 1:
-        raise DataError(f"`alpha` must be in (0, 1); got {alpha!r}.")
+    _check_arguments(rng, n_simulations, alpha)
     seed = int(np.random.SeedSequence(rng).entropy)  # type: ignore[arg-type]
     sim = simulate_models(design, rng=seed)
     models = tuple(
@@ -354,27 +347,10 @@ def simulation_report(
             ("fine-tune", sim.finetune, sim.p_finetune),
         )
     )
-    delta, noise = design.true_uplift, design.mean_pq
-    analytic_mcnemar = (
-        mcnemar_power(design.n_items, noise + delta, noise, alpha=alpha)
-        if noise + delta > 0
-        else None
-    )
-    sd = math.sqrt(2 * noise / design.n_runs + delta * (1 - delta))
-    analytic_t = paired_t_power(design.n_items, delta, sd, alpha=alpha)
+    analytic_mcnemar, analytic_t = _analytical_powers(design, alpha)
     empirical_mcnemar = empirical_t = None
     if n_simulations:
-        from evalsig.audit import audit
-
-        result = audit(
-            design,
-            methods=["mcnemar", "paired-t"],
-            n_simulations=int(n_simulations),
-            confidence_level=level,
-            rng=seed,
-        )
-        empirical_mcnemar = result.method("mcnemar").power
-        empirical_t = result.method("paired-t").power
+        empirical_mcnemar, empirical_t = _empirical_powers(design, n_simulations, level, seed)
     icc = None
     notes: list[str] = []
     if sim.clusters is not None:
@@ -400,6 +376,47 @@ def simulation_report(
         notes=tuple(notes),
         provenance=provenance(design_inputs(design), seed=seed),
     )
+
+
+def _check_arguments(rng: object, n_simulations: object, alpha: float) -> None:
+    """An integer seed or None, ``n_simulations >= 0`` and ``0 < alpha < 1``."""
+    if rng is not None and (isinstance(rng, bool) or not isinstance(rng, (int, np.integer))):
+        raise DataError(f"`rng` must be an integer seed or None; got {rng!r}.")
+    if isinstance(n_simulations, bool) or not isinstance(n_simulations, (int, np.integer)):
+        raise DataError(f"`n_simulations` must be an integer >= 0; got {n_simulations!r}.")
+    if n_simulations < 0:
+        raise DataError(f"`n_simulations` must be >= 0; got {n_simulations}.")
+    if not 0 < alpha < 1:
+        raise DataError(f"`alpha` must be in (0, 1); got {alpha!r}.")
+
+
+def _analytical_powers(design: Design, alpha: float) -> tuple[float | None, float]:
+    """McNemar's power (None without discordance) and the paired t's, from the design."""
+    delta, noise = design.true_uplift, design.mean_pq
+    analytic_mcnemar = (
+        mcnemar_power(design.n_items, noise + delta, noise, alpha=alpha)
+        if noise + delta > 0
+        else None
+    )
+    sd = math.sqrt(2 * noise / design.n_runs + delta * (1 - delta))
+    analytic_t = paired_t_power(design.n_items, delta, sd, alpha=alpha)
+    return analytic_mcnemar, analytic_t
+
+
+def _empirical_powers(
+    design: Design, n_simulations: int, level: float, seed: int
+) -> tuple[float, float]:
+    """McNemar's and the paired t's power over simulated benchmarks (via the audit)."""
+    from evalsig.audit import audit
+
+    result = audit(
+        design,
+        methods=["mcnemar", "paired-t"],
+        n_simulations=int(n_simulations),
+        confidence_level=level,
+        rng=seed,
+    )
+    return result.method("mcnemar").power, result.method("paired-t").power
 
 
 def _model(name: str, runs: np.ndarray, p: np.ndarray) -> ModelSummary:
