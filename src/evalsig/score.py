@@ -389,55 +389,94 @@ def score(
     single_binary = table.binary and table.n_runs == 1 and not table.ragged
     n_correct = _count_correct(table) if single_binary else None
     chosen, reason = _choose(table, chosen_method, n_clusters, single_binary)
+    notes = _input_notes(table, codes is not None, chosen)
+    if chosen == "bootstrap" and table.n_items < MIN_BOOTSTRAP_ITEMS:
+        chosen, reason = "t", _too_few_for_bootstrap(table.n_items)
+    prior_used = check_prior(prior, chosen) if chosen == "bayes" or prior is not None else None
+    interval = _fit(table, chosen, codes, n_correct, prior_used, n_resamples, rng)
+    return _result(
+        table,
+        interval,
+        level,
+        chosen=chosen,
+        reason=reason,
+        notes=notes,
+        n_clusters=n_clusters,
+        n_correct=n_correct,
+        prior=prior_used,
+    )
+
+
+def _input_notes(table: ScoreTable, clustered: bool, chosen: str) -> list[str]:
+    """The table's notes, and what the chosen method makes of ragged runs and clusters."""
     notes = list(table.notes)
     if table.ragged:
         notes.append(
             f"{table.runs_summary()}: the score is the mean of per-item means, each item "
             "weighing the same."
         )
-    if codes is not None and chosen != "cluster":
+    if clustered and chosen != "cluster":
         notes.append(
             f"cluster labels were given but method={chosen!r} ignores them: its interval "
             "treats items as independent (use method='cluster')."
         )
-    if chosen == "bootstrap" and table.n_items < MIN_BOOTSTRAP_ITEMS:
-        chosen = "t"
-        reason = (
-            f"requested the bootstrap, but with {table.n_items} items (fewer than "
-            f"{MIN_BOOTSTRAP_ITEMS}) its interval is too narrow (at 20 items a 95% bootstrap "
-            "interval covers about 92.6%); used the t interval instead"
-        )
-    prior_used = check_prior(prior, chosen) if chosen == "bayes" or prior is not None else None
+    return notes
+
+
+def _too_few_for_bootstrap(n_items: int) -> str:
+    """Why the t interval stands in for a bootstrap requested on too few items."""
+    return (
+        f"requested the bootstrap, but with {n_items} items (fewer than "
+        f"{MIN_BOOTSTRAP_ITEMS}) its interval is too narrow (at 20 items a 95% bootstrap "
+        "interval covers about 92.6%); used the t interval instead"
+    )
+
+
+def _fit(
+    table: ScoreTable,
+    chosen: str,
+    codes: np.ndarray | None,
+    n_correct: int | None,
+    prior: tuple[float, float] | None,
+    n_resamples: int,
+    rng: np.random.Generator | int | None,
+) -> _Interval:
+    """The interval of the chosen method, or why it does not fit the data."""
     if chosen in PROPORTION_METHODS:
         if n_correct is None:
             raise DataError(_proportion_misfit(table, chosen))
-        interval = _proportion(n_correct, table.n_items, chosen, prior_used)
-    elif chosen == "cluster":
+        return _proportion(n_correct, table.n_items, chosen, prior)
+    if chosen == "cluster":
         if codes is None:
             raise DataError(
                 "method='cluster' needs cluster labels: pass cluster= (a column name, one "
                 "label per item, or a mapping item_id -> label)."
             )
-        interval = _clustered(table.means, codes)
-    elif chosen == "bootstrap":
-        interval = _bootstrap(table.means, n_resamples, rng)
-    else:
-        interval = _t(table.means)
+        return _clustered(table.means, codes)
+    if chosen == "bootstrap":
+        return _bootstrap(table.means, n_resamples, rng)
+    return _t(table.means)
+
+
+def _result(
+    table: ScoreTable,
+    interval: _Interval,
+    level: float,
+    *,
+    chosen: str,
+    reason: str,
+    notes: list[str],
+    n_clusters: int | None,
+    n_correct: int | None,
+    prior: tuple[float, float] | None,
+) -> ScoreResult:
+    """The result: the interval clipped to [0, 1] for bounded scores, with every note."""
     unit = table.binary or _in_unit_interval(table.means)
-    if unit and chosen not in PROPORTION_METHODS:
-        interval = _within_unit(interval, level)
-    if chosen not in PROPORTION_METHODS and table.n_items < FEW_ITEMS:
-        notes.append(
-            f"only {table.n_items} items: the {interval.method} interval leans on the mean of "
-            "the per-item scores being near normal, which so few items cannot show; read it "
-            "as approximate, and score more items"
-            + (
-                " (with one run of 0/1 scores, method='clopper-pearson' is exact)."
-                if single_binary
-                else "."
-            )
-        )
-    notes += interval.notes
+    if chosen not in PROPORTION_METHODS:
+        if unit:
+            interval = _within_unit(interval, level)
+        notes = notes + _few_items_notes(table.n_items, interval.method, n_correct is not None)
+    notes = notes + list(interval.notes)
     variance = None
     if table.n_runs > 1:
         variance, note = _components(table)
@@ -454,7 +493,7 @@ def score(
         n_runs=table.n_runs,
         n_clusters=n_clusters,
         n_correct=n_correct,
-        prior=prior_used if chosen == "bayes" else None,
+        prior=prior if chosen == "bayes" else None,
         variance=variance,
         n_resamples=interval.n_resamples,
         seed=interval.seed,
@@ -463,6 +502,22 @@ def score(
         provenance=provenance({LABEL: table.origin}, seed=interval.seed),
         _interval=interval.bounds,
     )
+
+
+def _few_items_notes(n_items: int, method: str, single_binary: bool) -> list[str]:
+    """A note that an interval on fewer than :data:`FEW_ITEMS` items is approximate."""
+    if n_items >= FEW_ITEMS:
+        return []
+    return [
+        f"only {n_items} items: the {method} interval leans on the mean of "
+        "the per-item scores being near normal, which so few items cannot show; read it "
+        "as approximate, and score more items"
+        + (
+            " (with one run of 0/1 scores, method='clopper-pearson' is exact)."
+            if single_binary
+            else "."
+        )
+    ]
 
 
 # --- choosing ------------------------------------------------------------------------------

@@ -292,20 +292,7 @@ def position_bias(
     1
     """
     level = check_confidence_level(confidence_level)
-    chosen, first = _labels(choice, "choice"), _labels(shown_first, "shown_first")
-    if len(chosen) != len(first):
-        raise DataError(
-            f"`choice` has {len(chosen)} judgments but `shown_first` has {len(first)}: give "
-            "both for every judgment, in one order."
-        )
-    if len(chosen) < 1:
-        raise DataError("no judgments: `choice` is empty.")
-    ids = None if pair is None else _labels(pair, "pair")
-    if ids is not None and len(ids) != len(chosen):
-        raise DataError(
-            f"`pair` has {len(ids)} ids but there are {len(chosen)} judgments: give one pair "
-            "id per judgment."
-        )
+    chosen, first, ids = _judgments(choice, shown_first, pair)
     notes: list[str] = []
     tied = _ties(chosen, first, ids, ties, notes)
     total, n_ties = len(chosen), int(tied.sum())
@@ -322,39 +309,88 @@ def position_bias(
         )
     decisive = np.flatnonzero(~tied)
     hits = np.array([chosen[i] == first[i] for i in decisive], dtype=float)
-    n, k = len(hits), int(hits.sum())
     if ids is None:
-        exact = proportion_interval(k, n, method="clopper-pearson", confidence_level=level)
-        from scipy import stats
+        return _exact_position_bias(hits, n_ties, level, notes)
+    consistency = _consistency(chosen, first, ids, tied, level, notes)
+    return _clustered_position_bias(hits, decisive, ids, n_ties, consistency, level, notes)
 
-        return PositionBias(
-            estimate=k / n - 0.5,
-            ci=ConfidenceInterval(
-                low=exact.low - 0.5, high=exact.high - 0.5, confidence_level=level
-            ),
-            pvalue=float(stats.binomtest(k, n, 0.5).pvalue),
-            first_preferred=k,
-            n=n,
-            ties=n_ties,
-            n_pairs=None,
-            consistency=None,
-            method="exact binomial (Clopper-Pearson)",
-            notes=tuple(notes),
+
+def _judgments(
+    choice: Any, shown_first: Any, pair: Any
+) -> tuple[list[Any], list[Any], list[Any] | None]:
+    """The choices, the responses shown first and the pair ids, one per judgment."""
+    chosen, first = _labels(choice, "choice"), _labels(shown_first, "shown_first")
+    if len(chosen) != len(first):
+        raise DataError(
+            f"`choice` has {len(chosen)} judgments but `shown_first` has {len(first)}: give "
+            "both for every judgment, in one order."
         )
+    if len(chosen) < 1:
+        raise DataError("no judgments: `choice` is empty.")
+    ids = None if pair is None else _labels(pair, "pair")
+    if ids is not None and len(ids) != len(chosen):
+        raise DataError(
+            f"`pair` has {len(ids)} ids but there are {len(chosen)} judgments: give one pair "
+            "id per judgment."
+        )
+    return chosen, first, ids
+
+
+def _exact_position_bias(
+    hits: np.ndarray, n_ties: int, level: float, notes: list[str]
+) -> PositionBias:
+    """Independent judgments: the exact binomial test and Clopper-Pearson interval."""
+    from scipy import stats
+
+    n, k = len(hits), int(hits.sum())
+    exact = proportion_interval(k, n, method="clopper-pearson", confidence_level=level)
+    return PositionBias(
+        estimate=k / n - 0.5,
+        ci=ConfidenceInterval(low=exact.low - 0.5, high=exact.high - 0.5, confidence_level=level),
+        pvalue=float(stats.binomtest(k, n, 0.5).pvalue),
+        first_preferred=k,
+        n=n,
+        ties=n_ties,
+        n_pairs=None,
+        consistency=None,
+        method="exact binomial (Clopper-Pearson)",
+        notes=tuple(notes),
+    )
+
+
+def _consistency(
+    chosen: list[Any],
+    first: list[Any],
+    ids: list[Any],
+    tied: np.ndarray,
+    level: float,
+    notes: list[str],
+) -> Rate | None:
+    """The share of pairs judged in both orders that got the same verdict every time."""
     every: dict[Any, list[int]] = {}
     for i, key in enumerate(ids):
         every.setdefault(key, []).append(i)
     both = [g for g in every.values() if len({first[i] for i in g}) > 1]
-    verdict = [_TIE if tied[i] else chosen[i] for i in range(total)]
+    verdict = [_TIE if tied[i] else chosen[i] for i in range(len(chosen))]
     consistent = sum(len({verdict[i] for i in g}) == 1 for g in both)
-    consistency = None
-    if both:
-        ci = proportion_interval(consistent, len(both), method="wilson", confidence_level=level)
-        consistency = Rate(
-            estimate=consistent / len(both), successes=consistent, n=len(both), ci=ci
-        )
-    else:
+    if not both:
         notes.append("no pair was judged in both orders: the consistency rate is undefined.")
+        return None
+    ci = proportion_interval(consistent, len(both), method="wilson", confidence_level=level)
+    return Rate(estimate=consistent / len(both), successes=consistent, n=len(both), ci=ci)
+
+
+def _clustered_position_bias(
+    hits: np.ndarray,
+    decisive: np.ndarray,
+    ids: list[Any],
+    n_ties: int,
+    consistency: Rate | None,
+    level: float,
+    notes: list[str],
+) -> PositionBias:
+    """Pairs as clusters: the cluster-robust variance, normal interval and z-test."""
+    n, k = len(hits), int(hits.sum())
     groups: dict[Any, list[int]] = {}
     for j, i in enumerate(decisive.tolist()):
         groups.setdefault(ids[i], []).append(j)

@@ -345,6 +345,57 @@ def leaderboard(
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
         raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
     seed = _seed_sequence(rng)
+    scores = _models(
+        data,
+        task=task,
+        model_column=model_column,
+        id_column=id_column,
+        score_column=score_column,
+        cluster_column=cluster_column,
+        key_column=key_column,
+        on_missing=on_missing,
+        on_mismatch=on_mismatch,
+    )
+    run = executor or local()
+    sums = run.pair_sums(scores.scores, scores.cluster_codes)
+    notes = list(scores.notes)
+    boot, recorded = _bootstrap_ranks(run, scores, n_resamples, seed, level, notes)
+    board = leaderboard_from_sums(
+        sums,
+        names=scores.names,
+        n_input=scores.input_counts,
+        binary=scores.binary,
+        clustered=scores.cluster_codes is not None,
+        correction=correction,
+        alpha=alpha,
+        power=power,
+        boot=boot,
+        seed=recorded,
+        confidence_level=level,
+        task=task,
+        notes=tuple(notes),
+        on_missing=scores.on_missing,
+        on_mismatch=scores.on_mismatch,
+        n_mismatched=scores.n_mismatched,
+        shapes=model_shapes(scores.n_runs, scores.scores),
+    )
+    return replace(board, provenance=models_provenance(scores, seed=recorded))
+
+
+def _models(
+    data: Any,
+    *,
+    task: str | None,
+    model_column: str,
+    id_column: str | None,
+    score_column: str | None,
+    cluster_column: str | None,
+    key_column: str | None,
+    on_missing: OnMissing,
+    on_mismatch: OnMismatch,
+) -> ModelScores:
+    """The models' scores aligned on their items (ModelScores as given, or read), with
+    clusters fit for a cluster-robust test."""
     scores = (
         align_models(data, on_missing=on_missing, on_mismatch=on_mismatch)
         if isinstance(data, ModelScores)
@@ -360,42 +411,33 @@ def leaderboard(
         )
     )
     check_clusters(scores, task)
-    run = executor or local()
-    sums = run.pair_sums(scores.scores, scores.cluster_codes)
-    clustered = scores.cluster_codes is not None
-    notes = list(scores.notes)
-    boot = None
-    recorded = None
-    if n_resamples:
-        recorded = _recorded_seed(seed)  # before spawning children changes it
-        unit_sums, unit_counts = _units(scores)
-        boot = run.bootstrap_ranks(unit_sums, unit_counts, n_resamples=n_resamples, seed=seed)
-        notes.append(
-            f"bootstrap rank intervals: {n_resamples:,} resamples of "
-            + ("clusters" if clustered else "items")
-            + f", marginal {100 * level:g}% percentile intervals"
-            + ("" if recorded is None else f" (seed {recorded})")
-        )
-    board = leaderboard_from_sums(
-        sums,
-        names=scores.names,
-        n_input=scores.input_counts,
-        binary=scores.binary,
-        clustered=clustered,
-        correction=correction,
-        alpha=alpha,
-        power=power,
-        boot=boot,
-        seed=recorded,
-        confidence_level=level,
-        task=task,
-        notes=tuple(notes),
-        on_missing=scores.on_missing,
-        on_mismatch=scores.on_mismatch,
-        n_mismatched=scores.n_mismatched,
-        shapes=model_shapes(scores.n_runs, scores.scores),
+    return scores
+
+
+def _bootstrap_ranks(
+    run: Any,
+    scores: ModelScores,
+    n_resamples: int,
+    seed: np.random.SeedSequence,
+    level: float,
+    notes: list[str],
+) -> tuple[np.ndarray | None, int | None]:
+    """The bootstrap's ranks, resampling items (or clusters), and the seed that rebuilds
+    them, with a note saying how; None for both without resamples."""
+    if not n_resamples:
+        return None, None
+    recorded = _recorded_seed(seed)  # before spawning children changes it
+    unit_sums, unit_counts = _units(scores)
+    boot: np.ndarray = run.bootstrap_ranks(
+        unit_sums, unit_counts, n_resamples=n_resamples, seed=seed
     )
-    return replace(board, provenance=models_provenance(scores, seed=recorded))
+    notes.append(
+        f"bootstrap rank intervals: {n_resamples:,} resamples of "
+        + ("clusters" if scores.cluster_codes is not None else "items")
+        + f", marginal {100 * level:g}% percentile intervals"
+        + ("" if recorded is None else f" (seed {recorded})")
+    )
+    return boot, recorded
 
 
 def models_provenance(scores: ModelScores, *, seed: int | None) -> Provenance:

@@ -102,16 +102,7 @@ def leaderboard_tasks(
     """
     from evalsig.distributed import local
 
-    if not tasks:
-        raise DataError("no tasks to rank; give a mapping task -> ModelScores.")
-    names = list(next(iter(tasks.values())).names)
-    for task, scores in tasks.items():
-        if set(scores.names) != set(names):
-            missing = sorted(set(names) ^ set(scores.names))
-            raise DataError(
-                f"task {task!r} does not have the same models as the others (differs in "
-                f"{examples(missing)}); an aggregate needs every model on every task."
-            )
+    names = _same_models(tasks)
     tasks = {
         task: align_models(scores, on_missing=on_missing, on_mismatch=on_mismatch)
         for task, scores in tasks.items()
@@ -157,20 +148,7 @@ def leaderboard_tasks(
         n_items += scores.present[order].sum(axis=1)
         n_input += scores.input_counts[order]
     t = len(tasks)
-    estimate, se = estimate / t, np.sqrt(variance) / t
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = estimate / se
-    pvalue = np.where(se > 0, 2 * stats.norm.sf(np.abs(z)), np.where(estimate == 0, 1.0, np.nan))
-    combined = PairTests(
-        method="aggregate",
-        n=np.full(len(a_idx), np.inf),
-        estimate=estimate,
-        se=se,
-        df=np.full(len(a_idx), np.inf),
-        pvalue=pvalue,
-        n01=np.zeros(len(a_idx)),
-        n10=np.zeros(len(a_idx)),
-    )
+    combined = _aggregate_tests(estimate / t, np.sqrt(variance) / t)
     aggregate = leaderboard_from_tests(
         names=tuple(names),
         means=means / t,
@@ -195,3 +173,35 @@ def leaderboard_tasks(
     inputs = dict.fromkeys(names)  # each task's board has the models' origins
     aggregate = replace(aggregate, provenance=provenance(inputs))
     return TaskLeaderboards(tasks=boards, aggregate=aggregate)
+
+
+def _same_models(tasks: Mapping[str, ModelScores]) -> list[str]:
+    """The models' names, in the first task's order, when every task has the same models."""
+    if not tasks:
+        raise DataError("no tasks to rank; give a mapping task -> ModelScores.")
+    names = list(next(iter(tasks.values())).names)
+    for task, scores in tasks.items():
+        if set(scores.names) != set(names):
+            missing = sorted(set(names) ^ set(scores.names))
+            raise DataError(
+                f"task {task!r} does not have the same models as the others (differs in "
+                f"{examples(missing)}); an aggregate needs every model on every task."
+            )
+    return names
+
+
+def _aggregate_tests(estimate: np.ndarray, se: np.ndarray) -> PairTests:
+    """The z-tests of the pairs' mean differences over tasks."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = estimate / se
+    pvalue = np.where(se > 0, 2 * stats.norm.sf(np.abs(z)), np.where(estimate == 0, 1.0, np.nan))
+    return PairTests(
+        method="aggregate",
+        n=np.full(len(estimate), np.inf),
+        estimate=estimate,
+        se=se,
+        df=np.full(len(estimate), np.inf),
+        pvalue=pvalue,
+        n01=np.zeros(len(estimate)),
+        n10=np.zeros(len(estimate)),
+    )

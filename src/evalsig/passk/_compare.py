@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from evalsig.data.paired import OnMismatch, OnMissing
+from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
 from evalsig.data.provenance import provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import (
@@ -128,32 +128,20 @@ def compare_pass_at_k(
     ties = check_ties(ties)
     alternative = check_alternative(alternative)
     level = check_confidence_level(confidence_level)
-    if method not in ("paired-t", "permutation", "bootstrap"):
-        raise DataError(
-            f"`method` must be 'paired-t', 'permutation' or 'bootstrap'; got {method!r}."
-        )
+    _check_method(method)
     check_too_few(too_few_samples)
     if method != "paired-t":
         n_resamples = check_n_resamples(n_resamples)
-    paired, (nb, cb), (nc, cc) = paired_counts(
-        baseline, candidate, on_missing, on_mismatch, cluster=cluster
+    paired, (nb, cb), (nc, cc) = _paired(
+        baseline, candidate, on_missing, on_mismatch, cluster=cluster, method=method
     )
     codes = paired.cluster_codes
-    if codes is not None and method != "paired-t":
-        raise DataError(
-            f"`method`={method!r} treats tasks as independent, but the tasks are clustered "
-            "(`cluster` or a cluster column); use method='paired-t' (CLI: drop --method) for "
-            "the cluster-robust CR2 test, or drop the clusters."
-        )
     label = labeller(paired.item_ids)
     sources = (paired.baseline.source, paired.candidate.source)
     generator, seed = seeded(rng)
     rows = []
     for each in ks:
-        used_b, note_b = usable(nb, each, too_few_samples, label, sources[0], estimator)
-        used_c, note_c = usable(nc, each, too_few_samples, label, sources[1], estimator)
-        used = np.flatnonzero(used_b & used_c)
-        notes = [n for n in (note_b, note_c) if n]
+        used, notes = _usable_on_both(nb, nc, each, too_few_samples, label, sources, estimator)
         rows.append(
             _test_row(
                 each, (nb[used], cb[used]), (nc[used], cc[used]), estimator, ties, method,
@@ -178,6 +166,51 @@ def compare_pass_at_k(
             seed=seed,
         ),
     )
+
+
+def _check_method(method: object) -> None:
+    """``method`` is one of the paired tests over tasks."""
+    if method not in ("paired-t", "permutation", "bootstrap"):
+        raise DataError(
+            f"`method` must be 'paired-t', 'permutation' or 'bootstrap'; got {method!r}."
+        )
+
+
+def _paired(
+    baseline: Any,
+    candidate: Any,
+    on_missing: OnMissing,
+    on_mismatch: OnMismatch,
+    *,
+    cluster: Any,
+    method: PairedMethod,
+) -> tuple[PairedScores, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """Both models' sample counts aligned by task; clusters only for the paired t-test."""
+    paired, base, cand = paired_counts(
+        baseline, candidate, on_missing, on_mismatch, cluster=cluster
+    )
+    if paired.cluster_codes is not None and method != "paired-t":
+        raise DataError(
+            f"`method`={method!r} treats tasks as independent, but the tasks are clustered "
+            "(`cluster` or a cluster column); use method='paired-t' (CLI: drop --method) for "
+            "the cluster-robust CR2 test, or drop the clusters."
+        )
+    return paired, base, cand
+
+
+def _usable_on_both(
+    nb: np.ndarray,
+    nc: np.ndarray,
+    k: int,
+    too_few_samples: TooFewSamples,
+    label: Callable[[int], str],
+    sources: tuple[str, str],
+    estimator: Estimator,
+) -> tuple[np.ndarray, list[str]]:
+    """The tasks with enough samples on both sides for ``k``, and notes of those left out."""
+    used_b, note_b = usable(nb, k, too_few_samples, label, sources[0], estimator)
+    used_c, note_c = usable(nc, k, too_few_samples, label, sources[1], estimator)
+    return np.flatnonzero(used_b & used_c), [n for n in (note_b, note_c) if n]
 
 
 def _test_row(

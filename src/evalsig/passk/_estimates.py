@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from evalsig.data.provenance import provenance
+from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError
 from evalsig.inference._common import (
     ConfidenceInterval,
@@ -134,14 +135,7 @@ def pass_at_k(
     check_too_few(too_few_samples)
     if interval == "bootstrap":
         n_resamples = check_n_resamples(n_resamples)
-    table = task_table(data, "scores", cluster_column=cluster if isinstance(cluster, str) else None)
-    codes = task_clusters(table, cluster)
-    if codes is not None and interval == "bootstrap":
-        raise DataError(
-            "`interval`='bootstrap' resamples tasks as if independent, but the tasks are "
-            "clustered (`cluster` or a cluster column); use interval='t' (CLI: drop "
-            "--interval bootstrap) for the cluster-robust CR2 interval, or drop the clusters."
-        )
+    table, codes = _tasks(data, cluster, interval)
     n, c = counts(table)
     label = labeller(table.item_ids)
     generator, seed = seeded(rng)
@@ -170,6 +164,19 @@ def pass_at_k(
         n=n,
         c=c,
     )
+
+
+def _tasks(data: Any, cluster: Any, interval: Interval) -> tuple[ScoreTable, np.ndarray | None]:
+    """The tasks' samples, and their cluster codes when the interval can use them."""
+    table = task_table(data, "scores", cluster_column=cluster if isinstance(cluster, str) else None)
+    codes = task_clusters(table, cluster)
+    if codes is not None and interval == "bootstrap":
+        raise DataError(
+            "`interval`='bootstrap' resamples tasks as if independent, but the tasks are "
+            "clustered (`cluster` or a cluster column); use interval='t' (CLI: drop "
+            "--interval bootstrap) for the cluster-robust CR2 interval, or drop the clusters."
+        )
+    return table, codes
 
 
 def _estimate_row(

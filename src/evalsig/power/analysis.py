@@ -9,6 +9,7 @@ have said.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -181,72 +182,19 @@ def power_analysis(
             "(mean difference and SD of per-item differences), not both or neither."
         )
     sign = -1.0 if alternative == "less" else 1.0
+    target = _Target(alpha=alpha, power=power, alternative=alternative)
     if discordance is not None:
-        if p01 is not None or p10 is not None:
-            raise DataError("give `discordance` or `p01` and `p10`, not both.")
-        if size_n is None:
-            raise DataError("`discordance` alone needs `n`: the MDE at n items is solved for.")
-        found = mcnemar_detectable_effect(
-            size_n, discordance, alpha=alpha, power=power, alternative=alternative
-        )
-        if found is None:
-            raise DataError(
-                f"no effect is detectable on {size_n:,} items at discordance {discordance:g}: "
-                "even a one-way split of every disagreement falls short; add items."
-            )
-        p01, p10 = (discordance + sign * found) / 2, (discordance - sign * found) / 2
+        p01, p10 = _rates_at_mde(discordance, p01, p10, size_n, sign, target)
     if sd is not None and effect is None:
         if size_n is None or size_n < 2:
             raise DataError("`sd` without `effect` needs `n` (at least 2): the MDE is solved for.")
-        effect = sign * paired_t_detectable_effect(
-            size_n,
-            _total_sd(sd, sd_within, runs),
-            alpha=alpha,
-            power=power,
-            alternative=alternative,
-        )
-    common = {"alpha": alpha, "alternative": alternative}
-    unpaired = None
-    trade = None
+        effect = sign * target.detectable_effect(size_n, _total_sd(sd, sd_within, runs))
     if binary:
-        if p01 is None or p10 is None:
-            raise DataError("give both `p01` and `p10`.")
-        sample = mcnemar_sample_size(p01, p10, power=power, method=method, **common)  # type: ignore[arg-type]
-
-        def power_at(k: float) -> float:
-            return mcnemar_power(k, p01, p10, method=method, **common)  # type: ignore[arg-type]
-
-        mde = (
-            None
-            if size_n is None or p01 + p10 == 0
-            else mcnemar_detectable_effect(size_n, p01 + p10, power=power, **common)  # type: ignore[arg-type]
-        )
-        if baseline_accuracy is not None:
-            unpaired = unpaired_shortcut_sample_size(
-                baseline_accuracy,
-                baseline_accuracy + p01 - p10,
-                p01=p01,
-                p10=p10,
-                power=power,
-                **common,  # type: ignore[arg-type]
-            )
+        design = _mcnemar_design(p01, p10, size_n, baseline_accuracy, method, target)
     else:
-        if effect is None or sd is None:
-            raise DataError("give both `effect` and `sd`.")
-        total_sd = _total_sd(sd, sd_within, runs)
-        sample = paired_t_sample_size(effect, total_sd, power=power, **common)  # type: ignore[arg-type]
-
-        def power_at(k: float) -> float:
-            return paired_t_power(max(k, 2.0), effect, total_sd, **common)  # type: ignore[arg-type]
-
-        mde = (
-            None
-            if size_n is None or size_n < 2
-            else paired_t_detectable_effect(size_n, total_sd, power=power, **common)  # type: ignore[arg-type]
-        )
-        if sd_within is not None:
-            trade = runs_tradeoff(effect, sd, sd_within, power=power, **common)  # type: ignore[arg-type]
-    curve = _curve(sample.n, size_n, power_at)
+        design = _paired_t_design(effect, sd, sd_within, runs, size_n, target)
+    sample = design.sample
+    curve = _curve(sample.n, size_n, design.power_at)
     notes = sample.notes
     if sample.effect == 0 and size_n is not None:
         notes += (
@@ -256,15 +204,134 @@ def power_analysis(
     return PowerAnalysis(
         sample_size=sample,
         n=size_n,
-        power_at_n=None if size_n is None else power_at(size_n),
-        detectable_effect=mde,
+        power_at_n=None if size_n is None else design.power_at(size_n),
+        detectable_effect=design.mde,
         curve=curve,
-        runs=trade,
-        unpaired=unpaired,
+        runs=design.runs,
+        unpaired=design.unpaired,
         source=source,
         notes=notes,
         provenance=provenance(),
     )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Target:
+    """The test's level, side and the power sought."""
+
+    alpha: float
+    power: float
+    alternative: Alternative
+
+    def detectable_effect(self, n: int, sd: float) -> float:
+        """The paired t-test's MDE on ``n`` items of per-item SD ``sd``."""
+        return paired_t_detectable_effect(
+            n, sd, alpha=self.alpha, power=self.power, alternative=self.alternative
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Design:
+    """One design's N*, its power at any size, its MDE at ``n`` and what goes beside them."""
+
+    sample: SampleSize
+    power_at: Callable[[float], float]
+    mde: float | None
+    runs: RunsTradeoff | None = None
+    unpaired: UnpairedShortcut | None = None
+
+
+def _rates_at_mde(
+    discordance: float,
+    p01: float | None,
+    p10: float | None,
+    size_n: int | None,
+    sign: float,
+    target: _Target,
+) -> tuple[float, float]:
+    """``p01, p10`` of the given discordance split by the MDE at ``size_n`` items."""
+    if p01 is not None or p10 is not None:
+        raise DataError("give `discordance` or `p01` and `p10`, not both.")
+    if size_n is None:
+        raise DataError("`discordance` alone needs `n`: the MDE at n items is solved for.")
+    found = mcnemar_detectable_effect(
+        size_n, discordance, alpha=target.alpha, power=target.power, alternative=target.alternative
+    )
+    if found is None:
+        raise DataError(
+            f"no effect is detectable on {size_n:,} items at discordance {discordance:g}: "
+            "even a one-way split of every disagreement falls short; add items."
+        )
+    return (discordance + sign * found) / 2, (discordance - sign * found) / 2
+
+
+def _mcnemar_design(
+    p01: float | None,
+    p10: float | None,
+    size_n: int | None,
+    baseline_accuracy: float | None,
+    method: Method,
+    target: _Target,
+) -> _Design:
+    """McNemar's design from the discordance rates, with the unpaired shortcut beside it."""
+    if p01 is None or p10 is None:
+        raise DataError("give both `p01` and `p10`.")
+    alpha, power, alternative = target.alpha, target.power, target.alternative
+    sample = mcnemar_sample_size(
+        p01, p10, power=power, method=method, alpha=alpha, alternative=alternative
+    )
+
+    def power_at(k: float) -> float:
+        return mcnemar_power(k, p01, p10, method=method, alpha=alpha, alternative=alternative)
+
+    mde = (
+        None
+        if size_n is None or p01 + p10 == 0
+        else mcnemar_detectable_effect(
+            size_n, p01 + p10, power=power, alpha=alpha, alternative=alternative
+        )
+    )
+    unpaired = None
+    if baseline_accuracy is not None:
+        unpaired = unpaired_shortcut_sample_size(
+            baseline_accuracy,
+            baseline_accuracy + p01 - p10,
+            p01=p01,
+            p10=p10,
+            power=power,
+            alpha=alpha,
+            alternative=alternative,
+        )
+    return _Design(sample=sample, power_at=power_at, mde=mde, unpaired=unpaired)
+
+
+def _paired_t_design(
+    effect: float | None,
+    sd: float | None,
+    sd_within: float | None,
+    runs: int,
+    size_n: int | None,
+    target: _Target,
+) -> _Design:
+    """The paired t-test's design, with the runs trade-off when ``sd_within`` is given."""
+    if effect is None or sd is None:
+        raise DataError("give both `effect` and `sd`.")
+    alpha, power, alternative = target.alpha, target.power, target.alternative
+    total_sd = _total_sd(sd, sd_within, runs)
+    sample = paired_t_sample_size(
+        effect, total_sd, power=power, alpha=alpha, alternative=alternative
+    )
+
+    def power_at(k: float) -> float:
+        return paired_t_power(max(k, 2.0), effect, total_sd, alpha=alpha, alternative=alternative)
+
+    mde = None if size_n is None or size_n < 2 else target.detectable_effect(size_n, total_sd)
+    trade = None
+    if sd_within is not None:
+        trade = runs_tradeoff(
+            effect, sd, sd_within, power=power, alpha=alpha, alternative=alternative
+        )
+    return _Design(sample=sample, power_at=power_at, mde=mde, runs=trade)
 
 
 def _total_sd(sd: float, sd_within: float | None, runs: int) -> float:

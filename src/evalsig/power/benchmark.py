@@ -265,19 +265,7 @@ def benchmark_resolution(
     two clusters).
     """
     alpha, power = check_alpha(alpha), check_power(power)
-    if pairs not in ("adjacent", "all"):
-        raise DataError(f"`pairs` must be 'adjacent' or 'all'; got {pairs!r}.")
-    n_models = scores.n_models
-    if top is not None and (isinstance(top, bool) or not 2 <= int(top) <= n_models):
-        raise DataError(f"`top` must be between 2 and the {n_models} models; got {top!r}.")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
-        raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
-    if n_resamples and scores.cluster_codes is None:
-        raise DataError(
-            "a category bootstrap needs item clusters; give a cluster column (e.g. "
-            "cluster_column='category') or set n_resamples=0."
-        )
-    check_clusters(scores)
+    _check_options(scores, pairs, top, n_resamples)
     stats_g = pair_sums(scores.scores, scores.cluster_codes)
     binary = scores.binary
     totals = stats_g.sum(axis=0)
@@ -287,42 +275,7 @@ def benchmark_resolution(
     z = (z_alpha(alpha, "two-sided"), z_power(power))
     family_alpha = alpha / max(1, len(chosen))
     z_family = (z_alpha(family_alpha, "two-sided"), z_power(power))
-    clustered = scores.cluster_codes is not None
-    rows = []
-    base_idx = np.array([b for b, _ in chosen])
-    cand_idx = np.array([c for _, c in chosen])
-    pair_stats = pair_statistics(totals, base_idx, cand_idx)
-    n_req = _n_required(pair_stats, binary, *z)
-    n_req_family = _n_required(pair_stats, binary, *z_family)
-    deff, icc = design_effects(stats_g, base_idx, cand_idx) if clustered else (None, None)
-    shapes = model_shapes(scores.n_runs, scores.scores)
-    tests = pair_tests(
-        totals[None], base_idx, cand_idx, binary=binary, clustered=False, shapes=shapes
-    )
-    pvalues = tests.pvalue
-    adjusted = adjust(pvalues, method=correction, alpha=alpha).p_adjusted
-    for k, (b, c) in enumerate(chosen):
-        n = int(pair_stats["n"][k])
-        rows.append(
-            PairResolution(
-                baseline=scores.names[b],
-                candidate=scores.names[c],
-                n_items=n,
-                effect=float(pair_stats["mean"][k]),
-                p01=float(pair_stats["n01"][k] / n) if binary else None,
-                p10=float(pair_stats["n10"][k] / n) if binary else None,
-                sd=float(pair_stats["sd"][k]),
-                n_required=float(n_req[k]),
-                q=_ratio(n, n_req[k]),
-                design_effect=None if deff is None else float(deff[k]),
-                icc=None if icc is None else float(icc[k]),
-                q_clustered=None if deff is None else _ratio(n, n_req[k] * deff[k]),
-                pvalue=float(pvalues[k]),
-                p_adjusted=float(adjusted[k]),
-                n_required_family=float(n_req_family[k]),
-                q_family=_ratio(n, n_req_family[k]),
-            )
-        )
+    rows = _pair_rows(scores, chosen, stats_g, totals, z, z_family, correction, alpha)
     boot = None
     seed = None
     notes = list(scores.notes)
@@ -348,9 +301,78 @@ def benchmark_resolution(
         bootstrap=boot,
         notes=tuple(notes),
         provenance=provenance(
-            zip(scores.names, scores.origins or (None,) * n_models, strict=True), seed=seed
+            zip(scores.names, scores.origins or (None,) * scores.n_models, strict=True),
+            seed=seed,
         ),
     )
+
+
+def _check_options(scores: ModelScores, pairs: Pairs, top: int | None, n_resamples: int) -> None:
+    """``pairs``, ``top`` and ``n_resamples`` are valid, and the clusters they need are there."""
+    n_models = scores.n_models
+    if pairs not in ("adjacent", "all"):
+        raise DataError(f"`pairs` must be 'adjacent' or 'all'; got {pairs!r}.")
+    if top is not None and (isinstance(top, bool) or not 2 <= int(top) <= n_models):
+        raise DataError(f"`top` must be between 2 and the {n_models} models; got {top!r}.")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
+        raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
+    if n_resamples and scores.cluster_codes is None:
+        raise DataError(
+            "a category bootstrap needs item clusters; give a cluster column (e.g. "
+            "cluster_column='category') or set n_resamples=0."
+        )
+    check_clusters(scores)
+
+
+def _pair_rows(
+    scores: ModelScores,
+    chosen: list[tuple[int, int]],
+    stats_g: np.ndarray,
+    totals: np.ndarray,
+    z: tuple[float, float],
+    z_family: tuple[float, float],
+    correction: Correction,
+    alpha: float,
+) -> list[PairResolution]:
+    """Each chosen pair's N*, resolution ratios, design effect and corrected test."""
+    binary = scores.binary
+    base_idx = np.array([b for b, _ in chosen])
+    cand_idx = np.array([c for _, c in chosen])
+    pair_stats = pair_statistics(totals, base_idx, cand_idx)
+    n_req = _n_required(pair_stats, binary, *z)
+    n_req_family = _n_required(pair_stats, binary, *z_family)
+    clustered = scores.cluster_codes is not None
+    deff, icc = design_effects(stats_g, base_idx, cand_idx) if clustered else (None, None)
+    shapes = model_shapes(scores.n_runs, scores.scores)
+    tests = pair_tests(
+        totals[None], base_idx, cand_idx, binary=binary, clustered=False, shapes=shapes
+    )
+    pvalues = tests.pvalue
+    adjusted = adjust(pvalues, method=correction, alpha=alpha).p_adjusted
+    rows = []
+    for k, (b, c) in enumerate(chosen):
+        n = int(pair_stats["n"][k])
+        rows.append(
+            PairResolution(
+                baseline=scores.names[b],
+                candidate=scores.names[c],
+                n_items=n,
+                effect=float(pair_stats["mean"][k]),
+                p01=float(pair_stats["n01"][k] / n) if binary else None,
+                p10=float(pair_stats["n10"][k] / n) if binary else None,
+                sd=float(pair_stats["sd"][k]),
+                n_required=float(n_req[k]),
+                q=_ratio(n, n_req[k]),
+                design_effect=None if deff is None else float(deff[k]),
+                icc=None if icc is None else float(icc[k]),
+                q_clustered=None if deff is None else _ratio(n, n_req[k] * deff[k]),
+                pvalue=float(pvalues[k]),
+                p_adjusted=float(adjusted[k]),
+                n_required_family=float(n_req_family[k]),
+                q_family=_ratio(n, n_req_family[k]),
+            )
+        )
+    return rows
 
 
 def _ranking(means: np.ndarray, top: int | None) -> np.ndarray:

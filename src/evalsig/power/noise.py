@@ -340,53 +340,65 @@ def benchmark_noise(
     if not chosen_runs:
         raise DataError("`runs` is empty; pass e.g. runs=(1, 2, 4, 8).")
     scores, moments = _read(models, model_column, on_missing, on_mismatch)
-    n = scores.n_items
-    chosen_items = _items(items, n)
+    chosen_items = _items(items, scores.n_items)
     notes = list(scores.notes)
     fitted = [
         _model(name, scores.scores[j], None if moments is None else moments[j], notes)
         for j, name in enumerate(scores.names)
     ]
-    rows = [row for row, _, _ in fitted]
-    means = np.array([m.mean for m in rows])
-    grand = float(means.mean())
-    spread = float(means.max() - means.min())
-    item_pooled = float(np.mean([raw for _, raw, _ in fitted]))
+    item_pooled = _pooled_item_variance([raw for _, raw, _ in fitted], notes)
+    pair_var = _pair_variance(scores.scores)
+    result = _pooled(
+        scores,
+        [row for row, _, _ in fitted],
+        item_pooled,
+        pair_var,
+        alpha=alpha,
+        power=power,
+        notes=notes,
+    )
+    if result.run_variance is None or moments is None:
+        return result
+    inverse = [inv for _, _, inv in fitted]
+    return _with_design(result, pair_var, inverse, chosen_items, chosen_runs, notes)
+
+
+def _pooled_item_variance(raw: list[float], notes: list[str]) -> float:
+    """The models' mean untruncated item component, truncated at 0 (noted)."""
+    item_pooled = float(np.mean(raw))
     if item_pooled < 0:
         notes.append(
             f"pooled over models, run-to-run noise explains all the spread between items: "
             f"item variance set to 0 (estimate {item_pooled:.3g})"
         )
-    item_pooled = max(item_pooled, 0.0)
-    pair_var = _pair_variance(scores.scores)
+    return max(item_pooled, 0.0)
+
+
+def _pooled(
+    scores: ModelScores,
+    rows: list[ModelNoise],
+    item_pooled: float,
+    pair_var: float,
+    *,
+    alpha: float,
+    power: float,
+    notes: list[str],
+) -> NoiseResult:
+    """The benchmark's signal, noise and MDE from the models' components (no design yet)."""
+    n = scores.n_items
+    means = np.array([m.mean for m in rows])
+    grand = float(means.mean())
+    spread = float(means.max() - means.min())
     sd_paired = math.sqrt(pair_var)
-    mde = math.nan
-    if sd_paired > 0:
-        mde = float(minimum_detectable_effect(n, sd=sd_paired, alpha=alpha, power=power) or 0.0)
-    else:
-        notes.append(
-            "the models' per-item differences do not vary (their SD is 0: the models agree "
-            "on every item, or differ by the same amount on each): the MDE is undefined, "
-            "not 0, since a paired test has no spread to judge a difference by"
-        )
-    lacking = [m.model for m in rows if m.run_variance is None]
-    run_pooled = None if lacking else float(np.mean([m.run_variance for m in rows]))
-    if lacking:
-        notes.append(
-            f"models {examples(lacking)} have one run per item (or only per-item means): "
-            "run-to-run noise is not separated, and noise, SNR and the design options "
-            "need it; give several runs per item of every model"
-        )
+    mde = _paired_mde(n, sd_paired, alpha, power, notes)
+    run_pooled = _pooled_run_variance(rows, notes)
     noise_sd = None if run_pooled is None else math.sqrt(run_pooled / n)
     if run_pooled == 0:
         notes.append(
             "the scores do not vary between runs (run-to-run variance 0): the noise is 0, so "
             "the SNR is undefined (not infinite), and more runs cannot lower the SE"
         )
-    signal = spread / grand if grand > 0 else None
-    noise = None if noise_sd is None or grand <= 0 else noise_sd / grand
-    snr = None if noise_sd is None else _ratio(spread, noise_sd)
-    result = NoiseResult(
+    return NoiseResult(
         models=tuple(rows),
         n_items=n,
         runs=float(np.mean([m.runs for m in rows])),
@@ -396,9 +408,9 @@ def benchmark_noise(
         spread=spread,
         sd_means=float(np.std(means, ddof=1)),
         noise_sd=noise_sd,
-        signal=signal,
-        noise=noise,
-        snr=snr,
+        signal=spread / grand if grand > 0 else None,
+        noise=None if noise_sd is None or grand <= 0 else noise_sd / grand,
+        snr=None if noise_sd is None else _ratio(spread, noise_sd),
         sd_paired=sd_paired,
         mde=mde,
         alpha=alpha,
@@ -408,10 +420,31 @@ def benchmark_noise(
             zip(scores.names, scores.origins or (None,) * scores.n_models, strict=True)
         ),
     )
-    if run_pooled is None or moments is None:
-        return result
-    inverse = [inv for _, _, inv in fitted]
-    return _with_design(result, pair_var, inverse, chosen_items, chosen_runs, notes)
+
+
+def _paired_mde(n: int, sd_paired: float, alpha: float, power: float, notes: list[str]) -> float:
+    """The MDE of a paired test on ``n`` items; NaN (noted) when the differences do not vary."""
+    if sd_paired > 0:
+        return float(minimum_detectable_effect(n, sd=sd_paired, alpha=alpha, power=power) or 0.0)
+    notes.append(
+        "the models' per-item differences do not vary (their SD is 0: the models agree "
+        "on every item, or differ by the same amount on each): the MDE is undefined, "
+        "not 0, since a paired test has no spread to judge a difference by"
+    )
+    return math.nan
+
+
+def _pooled_run_variance(rows: list[ModelNoise], notes: list[str]) -> float | None:
+    """The models' mean run-to-run variance; None (noted) when a model has one run."""
+    lacking = [m.model for m in rows if m.run_variance is None]
+    if lacking:
+        notes.append(
+            f"models {examples(lacking)} have one run per item (or only per-item means): "
+            "run-to-run noise is not separated, and noise, SNR and the design options "
+            "need it; give several runs per item of every model"
+        )
+        return None
+    return float(np.mean([m.run_variance for m in rows]))
 
 
 def _with_design(

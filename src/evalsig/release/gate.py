@@ -278,21 +278,7 @@ def gate(
     record = _registration(policy, registration)
     check = check_registration(policy, record, allow_changes=allow_changed_policy)
     notes: list[str] = []
-    sides = [_Results.of(baseline, "baseline"), _Results.of(candidate, "candidate")]
-    for side in sides:
-        extra = [t for t in side.task_names() if t not in policy.family]
-        if extra:
-            notes.append(
-                f"{side.side} results also hold {', '.join(map(repr, extra))}, outside the "
-                "pre-registered family: not tested."
-            )
-    pairs = {claim.name: _pair(claim, sides[0], sides[1]) for claim in policy.tasks}
-    for paired in pairs.values():  # also in each task's notes; shown with the verdicts too
-        kinds = paired_id_kinds(paired.baseline, paired.candidate)
-        if kinds is not None:
-            notes.append(kinds)
-    for claim in policy.tasks:
-        _check_margin(claim, pairs[claim.name], policy.source)
+    pairs = _family_pairs(policy, baseline, candidate, notes)
     alpha = policy.alpha
     generator, seed = seeded(rng)
     draws = generator if seed is None else seed  # one seed for every task and the correction
@@ -350,6 +336,29 @@ def gate(
         notes=tuple(notes),
         provenance=_provenance(policy, pairs, seed if drew else None),
     )
+
+
+def _family_pairs(
+    policy: GatePolicy, baseline: Any, candidate: Any, notes: list[str]
+) -> dict[str, PairedScores]:
+    """Each family task's paired scores, its margin checked; notes of tasks outside the
+    family and of ids that pair across kinds."""
+    sides = [_Results.of(baseline, "baseline"), _Results.of(candidate, "candidate")]
+    for side in sides:
+        extra = [t for t in side.task_names() if t not in policy.family]
+        if extra:
+            notes.append(
+                f"{side.side} results also hold {', '.join(map(repr, extra))}, outside the "
+                "pre-registered family: not tested."
+            )
+    pairs = {claim.name: _pair(claim, sides[0], sides[1]) for claim in policy.tasks}
+    for paired in pairs.values():  # also in each task's notes; shown with the verdicts too
+        kinds = paired_id_kinds(paired.baseline, paired.candidate)
+        if kinds is not None:
+            notes.append(kinds)
+    for claim in policy.tasks:
+        _check_margin(claim, pairs[claim.name], policy.source)
+    return pairs
 
 
 def _provenance(

@@ -95,6 +95,61 @@ def _duckdb() -> Any:
     return duckdb
 
 
+def _spec(
+    *,
+    model: str | None,
+    model_column: str | None,
+    task: str | None,
+    metric: str | None,
+    filter: str | None,
+    split: str | None,
+    id_column: str | None,
+    score_column: str | None,
+    run_column: str | None,
+    cluster_column: str | None,
+    key_column: str | None,
+    prediction_column: str | None,
+    answer_column: str | None,
+    task_column: str | None,
+    where: Mapping[str, str] | None,
+    run_label: str | None,
+    skip_bad_lines: bool,
+    format: str,
+    replace: bool,
+) -> Spec:
+    """The checked options of :meth:`ResultsStore.ingest`, shared by every path."""
+    check_arguments(
+        model=model,
+        model_column=model_column,
+        task=task,
+        task_column=task_column,
+        run_label=run_label,
+    )
+    return Spec(
+        options=ReadOptions(
+            id_column=id_column,
+            score_column=score_column,
+            run_column=run_column,
+            cluster_column=cluster_column,
+            key_column=key_column,
+            prediction_column=prediction_column,
+            answer_column=answer_column,
+            task_column=model_column or task_column,
+            where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
+            metric=metric,
+            filter=filter,
+            split=split,
+            skip_bad_lines=skip_bad_lines,
+        ),
+        model=model,
+        model_column=model_column,
+        task=task,
+        run_label=run_label,
+        format=format,
+        replace=replace,
+    )
+
+
 class ResultsStore:
     """A DuckDB file of evaluation results: many models, tasks, items and runs.
 
@@ -314,39 +369,34 @@ class ResultsStore:
         never guessed from other parts of a path.
         """
         self._writable()
-        check_arguments(
+        spec = _spec(
             model=model,
             model_column=model_column,
             task=task,
+            metric=metric,
+            filter=filter,
+            split=split,
+            id_column=id_column,
+            score_column=score_column,
+            run_column=run_column,
+            cluster_column=cluster_column,
+            key_column=key_column,
+            prediction_column=prediction_column,
+            answer_column=answer_column,
             task_column=task_column,
+            where=where,
             run_label=run_label,
-        )
-        spec = Spec(
-            options=ReadOptions(
-                id_column=id_column,
-                score_column=score_column,
-                run_column=run_column,
-                cluster_column=cluster_column,
-                key_column=key_column,
-                prediction_column=prediction_column,
-                answer_column=answer_column,
-                task_column=model_column or task_column,
-                where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
-                metric=metric,
-                filter=filter,
-                split=split,
-                skip_bad_lines=skip_bad_lines,
-            ),
-            model=model,
-            model_column=model_column,
-            task=task,
-            run_label=run_label,
+            skip_bad_lines=skip_bad_lines,
             format=format,
             replace=replace,
         )
         files = _expand(paths)
         if self._con is None and not self._closed:
             self._open()
+        return self._ingest_files(files, spec)
+
+    def _ingest_files(self, files: list[Path], spec: Spec) -> IngestReport:
+        """Store each file in one transaction: all of them, or nothing on a failure."""
         reports: list[SourceReport] = []
         options = ingest_options(spec)
         writer = Writer(self._db, self.path)

@@ -123,6 +123,29 @@ def heatmap(
     top += 18 if keyed else label_px * 0.71 + 12
     texts = [[fmt.format(v) if math.isfinite(v) else _num(v) for v in row] for row in values]
     show = cell >= 16 and all(_px(s, 11) + 4 <= cell for row in texts for s in row)
+    body += _axis_labels(marks, names, keyed, left, top, cell)
+    body += _cells(values, texts if show else None, names, left, top, cell, vmin, vmax)
+    bar_h = max(n * cell, 100.0)
+    body += _colour_bar(lx, top, bar_h, fmt, vmin, vmax)
+    bottom = top + bar_h
+    if any(math.isnan(v) for row in values for v in row):
+        body.append(_hatched(lx, bottom + 10, 12, "n/a: no value", "key"))
+        body.append(_text(lx + 16, bottom + 20, "n/a", "key-label", {"font-size": 11}))
+        bottom += 26
+    if keyed:
+        listing, key_h = _key(list(zip(marks, names, strict=True)), 8, bottom + 10, total_w)
+        body += listing
+        bottom += key_h + 10
+    label = f"Heatmap{': ' + title if title else ''} ({n} x {n})"
+    return _frame(total_w, bottom + 10, label, body)
+
+
+def _axis_labels(
+    marks: list[str], names: list[str], keyed: bool, left: float, top: float, cell: float
+) -> list[str]:
+    """Each row's mark beside it and each column's above it (turned 45 degrees unless
+    keyed), with the full name as a tooltip when keyed."""
+    body = []
     for i, mark in enumerate(marks):
         y, x = top + (i + 0.5) * cell, left + (i + 0.5) * cell
         style = {"text-anchor": "end", "font-size": 11}
@@ -135,6 +158,21 @@ def heatmap(
         else:
             turn = {"font-size": 11, "transform": f"rotate(-45 {_c(x)} {_c(top - 6)})"}
         body.append(_el("text", {"class": "col-label", "x": x, "y": top - 6, **turn}, mark, tip))
+    return body
+
+
+def _cells(
+    values: list[list[float]],
+    texts: list[list[str]] | None,
+    names: list[str],
+    left: float,
+    top: float,
+    cell: float,
+    vmin: float,
+    vmax: float,
+) -> list[str]:
+    """The coloured cells (NaN hatched), with their values written in when ``texts``."""
+    body = []
     for i, row in enumerate(values):
         for j, v in enumerate(row):
             x, y = left + j * cell, top + i * cell
@@ -146,15 +184,22 @@ def heatmap(
             tip += "" if vmin <= v <= vmax else " (beyond the colour scale)"
             box = {"class": "cell", "x": x, "y": y, "width": cell, "height": cell}
             body.append(_el("rect", {**box, "fill": _colour(f), "stroke": "#ffffff"}, tip=tip))
-            if show:
+            if texts is not None:
                 style = {
                     "text-anchor": "middle",
                     "font-size": 11,
                     "fill": "#000" if f > 0.55 else "#fff",
                 }
                 body.append(_text(x + cell / 2, y + cell / 2 + 4, texts[i][j], "value", style))
-    bar_h = max(n * cell, 100.0)
-    for k in range(24):  # the colour bar, vmax at the top
+    return body
+
+
+def _colour_bar(
+    lx: float, top: float, bar_h: float, fmt: str, vmin: float, vmax: float
+) -> list[str]:
+    """The colour scale, vmax at the top, labelled at its ends and middle."""
+    body = []
+    for k in range(24):
         box = {
             "class": "scale",
             "x": lx,
@@ -168,17 +213,7 @@ def heatmap(
         body.append(
             _text(lx + 16, top + (1 - f) * bar_h + 4, text, "scale-label", {"font-size": 11})
         )
-    bottom = top + bar_h
-    if any(math.isnan(v) for row in values for v in row):
-        body.append(_hatched(lx, bottom + 10, 12, "n/a: no value", "key"))
-        body.append(_text(lx + 16, bottom + 20, "n/a", "key-label", {"font-size": 11}))
-        bottom += 26
-    if keyed:
-        listing, key_h = _key(list(zip(marks, names, strict=True)), 8, bottom + 10, total_w)
-        body += listing
-        bottom += key_h + 10
-    label = f"Heatmap{': ' + title if title else ''} ({n} x {n})"
-    return _frame(total_w, bottom + 10, label, body)
+    return body
 
 
 _NAME_PX = 160.0
