@@ -33,6 +33,7 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	@log=$$(mktemp); $(MKDOCS) >"$$log" 2>&1; status=$$?; grep -v '^INFO' "$$log"; \
 	  rm -f "$$log"; exit $$status
 	$(BIN)/python -m pytest -n 2 --dist loadfile

@@ -590,7 +590,7 @@ def test_fragment_styles_are_scoped_to_their_wrapper() -> None:
 
 
 def test_markdown_text_keeps_one_row_per_line() -> None:
-    from evalsig._frame import markdown_table
+    from evalsig.report.markdown import markdown_table
 
     text = markdown_table(HOSTILE, ["name", "value"], [[HOSTILE, "1"], ["", "2"]], notes=[HOSTILE])
     _assert_safe_markdown(text)

@@ -807,3 +807,49 @@ def test_evalsig_report_renders_every_kind_a_command_writes(kind: str, tmp_path:
         done = CliRunner().invoke(app, ["report", str(saved), "--format", fmt])
         assert done.exit_code == 0, (fmt, done.output)
         assert done.stdout.strip()
+
+
+# --- one protocol for every result ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_every_result_keeps_the_protocol(kind: str, tmp_path: Path) -> None:
+    """Each kind's results are :class:`evalsig.result.Result`: ``to_dict()`` survives JSON
+    and :func:`~evalsig.result.from_dict`, whose saved result renders as the live one does
+    (text, markdown, HTML, summary); ``to_frame()`` is a frame with rows; a test result
+    unpacks as ``(statistic, pvalue)`` and nothing else unpacks."""
+    from evalsig.report.summary import Summary
+    from evalsig.result import Result, from_dict
+
+    for result in BUILDERS[kind](tmp_path):
+        if isinstance(result, _Document):
+            continue  # a command's JSON output: the live result of its kind is checked too
+        assert isinstance(result, Result), type(result)
+        document = result.to_dict()
+        assert result.kind == document["kind"] == kind
+        assert json.loads(json.dumps(document, allow_nan=False)) == document
+        saved = from_dict(json.loads(json.dumps(document)))
+        assert saved.to_dict() == document
+        for view in (str, lambda r: r._repr_markdown_(), lambda r: r._repr_html_()):
+            shown = view(result)
+            assert isinstance(shown, str)
+            assert shown.strip()
+            assert view(saved) == shown
+        table = result.summary()
+        assert isinstance(table, Summary)
+        assert table == saved.summary()
+        for medium in (table.as_text(), table.as_markdown(), table.as_html(), table.as_latex()):
+            assert medium.strip()
+        frame = result.to_frame()
+        assert len(frame) >= 1
+        assert len(frame.columns) >= 1
+        if "pvalue" in document and "statistic" in document:
+            statistic, pvalue = result
+            assert (statistic, pvalue) == (result.statistic, result.pvalue)
+        elif kind == "score":  # (estimate, ci) until the next release, with a warning
+            with pytest.warns(DeprecationWarning, match="unpack"):
+                estimate, _ = result
+            assert estimate == result.estimate
+        else:
+            with pytest.raises((TypeError, KeyError, IndexError)):
+                _, _ = result  # type: ignore[misc]

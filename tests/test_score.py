@@ -313,10 +313,14 @@ def test_two_dimensional_arrays_are_runs_by_items() -> None:
     assert score(runs.tolist()).ci == result.ci
 
 
-def test_unpacks_as_estimate_and_interval() -> None:
+def test_unpacking_as_estimate_and_interval_is_deprecated() -> None:
+    """Only a test result unpacks (as ``statistic, pvalue``); a score did as
+    ``estimate, (low, high)``, which works with a warning for one release."""
     result = score(_binary(40, 10))
-    estimate, (low, high) = result
+    with pytest.warns(DeprecationWarning, match=r"result\.estimate and result\.ci"):
+        estimate, (low, high) = result
     assert (estimate, low, high) == (0.25, result.ci.low, result.ci.high)
+    low, high = result.ci
     assert result.ci[0] == low
 
 

@@ -1,10 +1,10 @@
-"""Results as tables for notebooks: pandas DataFrames (``to_frame()``) and markdown.
+"""Results as tables for notebooks: pandas DataFrames (``to_frame()``).
 
 pandas is imported inside :func:`data_frame` (the ``pandas`` extra), so ``import evalsig``
 and the command line never load it. A frame holds every row of its result, typed: counts
 as int64, flags as bool, numbers as float64 (NaN or +/-inf where ``to_dict()`` has null),
-text as strings. :func:`markdown_table` writes the same rows as ``str()`` shows, with
-every user string escaped so that a model name cannot break the table or inject HTML.
+text as strings. (:func:`evalsig.report.markdown.markdown_table` writes the same rows as
+markdown.)
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ __all__ = [
     "data_frame",
     "floats",
     "ints",
-    "markdown_table",
-    "markdown_text",
     "stacked",
 ]
 
@@ -86,56 +84,6 @@ def floats(values: Iterable[float | None]) -> np.ndarray:
 def ints(values: Iterable[int]) -> np.ndarray:
     """int64 values (counts, ranks)."""
     return np.array(list(values), dtype=np.int64)
-
-
-def markdown_text(text: str) -> str:
-    r"""A user string as literal markdown text on one line (the rule of every renderer).
-
-    HTML special characters become entities (``&lt;script&gt;`` shows as text), markdown
-    punctuation gets a backslash (a ``|`` cannot end a table cell, a backtick cannot open
-    code), and every line ending (LF, CR, CRLF) becomes a space, so one row stays one row.
-
-    >>> markdown_text("a|b <script>\r\n`x`")
-    'a\\|b &lt;script&gt; \\`x\\`'
-    """
-    from evalsig.report.comparison import md
-
-    return md(text)
-
-
-def markdown_table(
-    title: str | None,
-    header: Sequence[str],
-    rows: Iterable[Sequence[str]],
-    *,
-    lines: Sequence[str] = (),
-    notes: Sequence[str] = (),
-) -> str:
-    r"""A heading, a GitHub-flavoured table, then ``lines`` as paragraphs and ``notes`` as a
-    list; every string is escaped with :func:`markdown_text`.
-
-    >>> print(markdown_table("Scores", ["model", "score"], [["a|b", "0.5"]], notes=["n"]))
-    ### Scores
-    <BLANKLINE>
-    | model | score |
-    |---|---|
-    | a\|b | 0.5 |
-    <BLANKLINE>
-    - note: n
-    """
-    out = [f"### {markdown_text(title)}", ""] if title else []
-    out.append(_markdown_row(header))
-    out.append("|" + "---|" * len(header))
-    out += [_markdown_row(row) for row in rows]
-    for line in lines:  # each its own paragraph
-        out += ["", markdown_text(line)]
-    if notes:
-        out += ["", *(f"- note: {markdown_text(note)}" for note in notes)]
-    return "\n".join(out)
-
-
-def _markdown_row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(markdown_text(c) if c else " " for c in cells) + " |"
 
 
 def _pandas() -> Any:

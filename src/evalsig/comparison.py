@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -36,9 +36,7 @@ from evalsig.inference._mcnemar import CORRECTED_BELOW, mcnemar_core
 from evalsig.inference._permutation import permutation_core
 from evalsig.inference._ttest import ADJUSTED_BELOW, adjusted_t_core, paired_t_core
 from evalsig.inference._wilcoxon import wilcoxon_core
-
-if TYPE_CHECKING:
-    from evalsig.report.summary import Summary
+from evalsig.result import Tested
 
 __all__ = [
     "ComparisonResult",
@@ -52,7 +50,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ComparisonResult(PairedDecision):
+class ComparisonResult(PairedDecision, Tested):
     """Is the candidate better than the baseline on the same items? The answer, checkable.
 
     ``estimate`` is candidate minus baseline on the scale of the scores (0.0117 is +1.17
@@ -60,6 +58,7 @@ class ComparisonResult(PairedDecision):
     :meth:`confidence_interval` for another level.
     """
 
+    kind: ClassVar[str] = "comparison"
     estimate: float
     ci: ConfidenceInterval
     pvalue: float
@@ -145,39 +144,6 @@ class ComparisonResult(PairedDecision):
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.comparison import one_line
-
-        return one_line(self.to_dict())
-
-    def __iter__(self) -> Iterator[float]:
-        """``statistic, pvalue = result``, as scipy's test results unpack (``statistic_name``
-        names the statistic; a t statistic is that of ``ttest_rel(candidate, baseline)``)."""
-        return iter((self.statistic, self.pvalue))
-
-    def summary(self) -> Summary:
-        """The reporting template as a table: ``.as_text()``, ``.as_markdown()``,
-        ``.as_html()`` or ``.as_latex()`` (booktabs, for a paper).
-
-        >>> result = compare([0, 1, 1, 0, 1, 1], [1, 1, 1, 0, 1, 1])
-        >>> print(result.summary().as_latex().splitlines()[0])
-        \\begin{table}[htbp]
-        """
-        from evalsig.report.comparison import summary
-
-        return summary(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        """The reporting template (:func:`evalsig.report.comparison.as_markdown`)."""
-        from evalsig.report.comparison import as_markdown
-
-        return as_markdown(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
 
 
 Method = Literal["auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"]

@@ -12,9 +12,10 @@ import math
 import os
 import sys
 import types
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
@@ -41,6 +42,7 @@ from evalsig.inference.proportion import (
     check_prior,
     proportion_bounds,
 )
+from evalsig.result import Result
 
 __all__ = ["FEW_ITEMS", "WILSON_FROM", "ScoreMethod", "ScoreResult", "VarianceComponents", "score"]
 
@@ -135,13 +137,15 @@ class VarianceComponents:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ScoreResult:
+class ScoreResult(Result):
     """One model's mean score with its interval, the method used and why.
 
     ``estimate`` is the mean over items of the per-item mean scores (the accuracy for 0/1
-    scores). It unpacks as ``estimate, (low, high) = result``; call
+    scores); ``ci`` is its interval (``low, high = result.ci``); call
     :meth:`confidence_interval` for another level.
     """
+
+    kind: ClassVar[str] = "score"
 
     estimate: float
     ci: ConfidenceInterval
@@ -190,7 +194,14 @@ class ScoreResult:
         return ConfidenceInterval(low=low, high=high, confidence_level=level)
 
     def __iter__(self) -> Any:
-        """``estimate, (low, high) = result``."""
+        """``estimate, (low, high) = result``: deprecated (only a test result unpacks, as
+        ``(statistic, pvalue)``); read ``result.estimate`` and ``result.ci``."""
+        warnings.warn(
+            "unpacking a score result as (estimate, ci) is deprecated and will be removed in "
+            "the next release; read result.estimate and result.ci",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return iter((self.estimate, self.ci))
 
     def to_dict(self) -> dict[str, Any]:
@@ -234,21 +245,6 @@ class ScoreResult:
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.score import one_line
-
-        return one_line(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.score import as_markdown
-
-        return as_markdown(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.score import as_html
-
-        return as_html(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row: model, task, estimate, ci_low, ci_high, confidence_level, se, df,
@@ -373,7 +369,7 @@ def score(
     >>> result = score([1, 0, 1, 1, 0, 1, 1, 1, 0, 1])
     >>> result.method, result.estimate
     ('clopper-pearson', 0.7)
-    >>> estimate, (low, high) = result
+    >>> low, high = result.ci
     >>> round(low, 4), round(high, 4)
     (0.3475, 0.9333)
     >>> result.method_reason.split(":")[0]

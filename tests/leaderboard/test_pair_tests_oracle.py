@@ -41,7 +41,7 @@ def _reference(sums: np.ndarray, b: np.ndarray, c: np.ndarray, binary: bool) -> 
         if binary:
             n01, n10 = s["n01"], s["n10"]
             disc = n01 + n10
-            se = np.sqrt(np.maximum(disc - (n01 - n10) ** 2 / n, 0.0)) / n
+            se = np.sqrt(np.maximum(disc / n - ((n01 - n10) / n) ** 2, 0.0) / n)  # as mcnemar
             asymptotic = 2 * stats.norm.sf(np.abs(n01 - n10) / np.sqrt(disc))
             z_cc = np.maximum(np.abs(n01 - n10) - 0.5, 0.0) / np.sqrt(disc)
             corrected = np.minimum(1.0, 2 * stats.norm.sf(z_cc))

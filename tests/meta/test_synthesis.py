@@ -60,7 +60,7 @@ def test_leaderboard_reorders(result) -> None:  # type: ignore[no-untyped-def]
     assert swap[3] < 0  # and trails under the synthesis
     mmlu = next(b for b in result.leaderboards if b.benchmark == "mmlu")
     assert not mmlu.top_reordered
-    assert result.summary()["n_benchmarks_reordered"] == 1
+    assert result.overview()["n_benchmarks_reordered"] == 1
 
 
 def test_cells_match_random_effects(result) -> None:  # type: ignore[no-untyped-def]
@@ -149,7 +149,7 @@ def test_bootstrap_seeded_and_narrower(result) -> None:  # type: ignore[no-untyp
     assert boot.n_resamples == 500
     assert boot.n_failed == 0
     assert boot.synthesized < boot.single_report
-    summary = result.summary()
+    summary = result.overview()
     assert summary["median_half_width"] < summary["median_single_half_width"]
     other = synthesize(_table(), n_resamples=500, rng=8)
     assert other.cell("b", "gsm8k").bootstrap != boot

@@ -13,6 +13,7 @@ import pytest
 
 from evalsig import compare
 from evalsig.inference import paired_t
+from evalsig.report.inference import cells
 from evalsig.report.summary import Summary, latex_text
 
 HOSTILE = r"run_1 & 50% of $x$ #2 {a} ~b^c \end{table} <b>"
@@ -58,7 +59,14 @@ def test_an_inference_result_has_a_summary() -> None:
     x = rng.random(50)
     result = paired_t(baseline=x, candidate=x + rng.normal(0.05, 0.1, 50))
     summary = result.summary()
-    assert summary.rows == tuple(result._cells())
+    assert summary.rows == tuple(cells(result.to_dict()))
+    assert [label for label, _ in summary.rows] == [
+        "method",
+        "estimate",
+        "95% CI",
+        "statistic",
+        "p-value",
+    ]
     assert re.search(r"t = [-\d.]+, p = ", summary.verdict)
 
 

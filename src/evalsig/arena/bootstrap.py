@@ -20,7 +20,8 @@ import dataclasses
 import numpy as np
 
 from evalsig.arena.battles import Compressed
-from evalsig.arena.fit import Design, Ties, newton
+from evalsig.arena.design import Design
+from evalsig.arena.fit import Ties, newton
 from evalsig.errors import DataError
 
 __all__ = ["bootstrap_params"]

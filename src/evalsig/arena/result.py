@@ -5,16 +5,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.provenance import Provenance
+from evalsig.result import Result
 
 if TYPE_CHECKING:
     from evalsig.arena.elo import EloRatings
-    from evalsig.report.summary import Summary
 
 __all__ = ["ELO_SCALE", "ArenaResult", "Covariate"]
 
@@ -37,13 +37,15 @@ class Covariate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ArenaResult:
+class ArenaResult(Result):
     """Bradley-Terry scores of models from pairwise battles, best first.
 
     Per model (arrays in the order of ``models``): ``score``, ``se``, the interval
     ``ci_low`` .. ``ci_high``, ``rank`` (1 = best), the simultaneous rank interval
     ``rank_low`` .. ``rank_high``, the tie ``group`` and ``n_battles``.
     """
+
+    kind: ClassVar[str] = "arena"
 
     models: tuple[str, ...]
     score: np.ndarray = field(repr=False)
@@ -217,27 +219,6 @@ class ArenaResult:
         return data_frame(
             {k: np.asarray(v, dtype=np.int64) if k in _INTS else v for k, v in columns.items()}
         )
-
-    def summary(self) -> Summary:
-        """The leaderboard as a two-column table (``.as_text()``, ``.as_latex()``, ...)."""
-        from evalsig.report.arena import summary
-
-        return summary(self.to_dict())
-
-    def __str__(self) -> str:
-        from evalsig.report.arena import as_text
-
-        return as_text(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.arena import as_markdown
-
-        return as_markdown(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
 
 
 _INTS = ("rank", "rank_low", "rank_high", "group", "n_battles")

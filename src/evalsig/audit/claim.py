@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from scipy import special
@@ -36,6 +36,7 @@ from evalsig.comparison import ComparisonResult, compare_paired
 from evalsig.data import PairedScores, ScoreTable, load_pair
 from evalsig.errors import DataError
 from evalsig.inference._common import check_confidence_level
+from evalsig.result import Result
 
 __all__ = ["ClaimAudit", "ClaimCandidate", "audit_claim"]
 
@@ -86,8 +87,10 @@ class ClaimCandidate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class ClaimAudit:
+class ClaimAudit(Result):
     """A reported interval or p-value, checked against the honest paired analysis."""
+
+    kind: ClassVar[str] = "claim-audit"
 
     honest: ComparisonResult
     reported_low: float | None
@@ -177,21 +180,6 @@ class ClaimAudit:
             "provenance": None if h.provenance is None else h.provenance.to_dict(),
             "nulls": nulls,
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.audit import claim_text
-
-        return claim_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.audit import claim_markdown
-
-        return claim_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row per candidate procedure: name, label, honest, causes (a tuple), se,

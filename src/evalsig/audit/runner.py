@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from evalsig.distributed import Executor, local
 from evalsig.errors import DataError
 from evalsig.power import mcnemar_power, paired_t_power
 from evalsig.progress import report
+from evalsig.result import Result
 from evalsig.simulate.batch import SimulationBatch, simulate_batch
 from evalsig.simulate.design import MixtureDesign
 from evalsig.simulate.fitted import FittedDesign, design_inputs
@@ -211,9 +212,11 @@ class MethodAudit:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class AuditResult:
+class AuditResult(Result):
     """Every method's power, false-positive rate and interval width on one set of
     simulated benchmarks."""
+
+    kind: ClassVar[str] = "audit"
 
     design: Design
     settings: MethodSettings
@@ -256,21 +259,6 @@ class AuditResult:
             "nulls": nulls,
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.audit import as_text
-
-        return as_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.audit import as_markdown
-
-        return as_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row per method: name, label, category, n_simulations, power, power_hits,

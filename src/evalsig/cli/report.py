@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,90 +12,10 @@ import typer
 from evalsig._json import SCHEMA_VERSION
 from evalsig.cli.app import OutputFormat, command, data_errors, note
 from evalsig.cli.options import Format, Output
-from evalsig.cli.output import Renderer
 from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import DataError
 
 __all__ = ["read_result", "report_command"]
-
-
-@cache
-def _renderers() -> tuple[dict[str, Renderer], dict[str, Renderer]]:
-    """Each result kind's text and markdown renderers, imported on first use (so that
-    ``evalsig --help`` need not load the report views)."""
-    from evalsig.report import (
-        agreement,
-        arena,
-        audit,
-        comparison,
-        gate,
-        judge,
-        leaderboard,
-        meta,
-        noise,
-        passk,
-        power,
-        score,
-        sequential,
-    )
-
-    judge_checks = (
-        "judge-agreement",
-        "rater-agreement",
-        "judge-position-bias",
-        "judge-length-bias",
-        "judge-plan",
-    )
-
-    text: dict[str, Renderer] = {
-        "comparison": comparison.as_text,
-        "gate": gate.as_text,
-        "sample-size": power.sample_size_text,
-        "power": power.power_text,
-        "resolution": power.resolution_text,
-        "benchmark-resolution": power.benchmark_text,
-        "leaderboard": leaderboard.as_text,
-        "leaderboard-tasks": leaderboard.tasks_text,
-        "sequential": sequential.as_text,
-        "meta-analysis": meta.as_text,
-        "random-effects": meta.random_effects_text,
-        "audit": audit.as_text,
-        "claim-audit": audit.claim_text,
-        "simulation": audit.simulation_text,
-        "pass-at-k": passk.estimates_text,
-        "judge": judge.as_text,
-        "score": score.as_text,
-        "pass-at-k-comparison": passk.comparison_text,
-        "pass-at-k-power": passk.plan_text,
-        "arena": arena.as_text,
-        "benchmark-noise": noise.noise_text,
-        **dict.fromkeys(judge_checks, agreement.as_text),
-    }
-    markdown: dict[str, Renderer] = {
-        "comparison": comparison.as_markdown,
-        "gate": gate.as_markdown,
-        "sample-size": power.sample_size_markdown,
-        "power": power.power_markdown,
-        "resolution": power.resolution_markdown,
-        "benchmark-resolution": power.benchmark_markdown,
-        "leaderboard": leaderboard.as_markdown,
-        "leaderboard-tasks": leaderboard.tasks_markdown,
-        "sequential": sequential.as_markdown,
-        "meta-analysis": meta.as_markdown,
-        "random-effects": meta.random_effects_markdown,
-        "audit": audit.as_markdown,
-        "claim-audit": audit.claim_markdown,
-        "simulation": audit.simulation_markdown,
-        "pass-at-k": passk.estimates_markdown,
-        "judge": judge.as_markdown,
-        "score": score.as_markdown,
-        "pass-at-k-comparison": passk.comparison_markdown,
-        "pass-at-k-power": passk.plan_markdown,
-        "arena": arena.as_markdown,
-        "benchmark-noise": noise.noise_markdown,
-        **dict.fromkeys(judge_checks, agreement.as_markdown),
-    }
-    return text, markdown
 
 
 def read_result(path: Path) -> Mapping[str, Any]:
@@ -104,8 +23,9 @@ def read_result(path: Path) -> Mapping[str, Any]:
     enough to render (a file cut short or edited by hand is an error naming the field)."""
     from evalsig._documents import clip, load_json, read_text, short
     from evalsig.report.html import page
+    from evalsig.report.views import KINDS
+    from evalsig.result import render
 
-    text, markdown = _renderers()
     data = load_json(read_text(path, what="a result"), str(path))
     if not isinstance(data, dict) or "kind" not in data:
         raise DataError(
@@ -118,13 +38,13 @@ def read_result(path: Path) -> Mapping[str, Any]:
             f"{SCHEMA_VERSION}; re-create the result with this version."
         )
     kind = data["kind"]
-    if not isinstance(kind, str) or kind not in text:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise DataError(
-            f"{path}: unknown result kind {short(kind)}; evalsig writes {', '.join(text)}."
+            f"{path}: unknown result kind {short(kind)}; evalsig writes {', '.join(KINDS)}."
         )
     try:  # render once every way it can be asked for, so a damaged field fails here
-        text[kind](data)
-        markdown[kind](data)
+        render(data, "text")
+        render(data, "markdown")
         page([data], title="check")
     except KeyError as exc:
         raise DataError(
@@ -159,15 +79,10 @@ def report_command(
         elif output_format is OutputFormat.json:
             rendered = json.dumps(data if len(data) > 1 else data[0], indent=2, allow_nan=False)
         else:
-            text, markdown = _renderers()
-            table = markdown if output_format is OutputFormat.markdown else text
-            parts = []
-            for item in data:
-                render = table.get(str(item["kind"]))
-                parts.append(
-                    render(item) if render else json.dumps(item, indent=2, allow_nan=False)
-                )
-            rendered = "\n\n".join(parts)
+            from evalsig.result import View, render
+
+            view: View = "markdown" if output_format is OutputFormat.markdown else "text"
+            rendered = "\n\n".join(str(render(item, view)) for item in data)
     if output is not None:
         output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
         note(f"wrote {output}")

@@ -13,17 +13,13 @@ from evalsig.errors import DataError
 from evalsig.inference._common import (
     Alternative,
     InferenceResult,
-    check_alternative,
-    check_confidence_level,
-    check_n_resamples,
     choose_pvalue,
     make_result,
-    record_seed,
-    seeded,
     sides_named,
 )
-from evalsig.inference._paired_input import paired_arrays
-from evalsig.inference._permutation import Statistic
+from evalsig.inference._paired_input import paired_differences
+from evalsig.inference._permutation import Statistic, statistic_rows
+from evalsig.inference._seeded import resampling_options
 from evalsig.inference.resampling import Atoms, atoms, bootstrap_totals, jackknife_totals
 
 __all__ = ["MIN_ITEMS", "BootstrapDistribution", "IntervalKind", "bootstrap", "check_size"]
@@ -104,26 +100,18 @@ def bootstrap(
     >>> r.estimate
     0.25
     """
-    alternative = check_alternative(alternative)
-    confidence_level = check_confidence_level(confidence_level)
-    n_resamples = check_n_resamples(n_resamples)
+    options = resampling_options(
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
     kind = _check_kind(interval)
-    generator, seed = seeded(rng)
     if statistic is None:
-        x, y, _ = paired_arrays(baseline, candidate)
-        check_size(len(x))
-        result = bootstrap_core(
-            y - x,
-            kind=kind,
-            n_resamples=n_resamples,
-            alternative=alternative,
-            confidence_level=confidence_level,
-            rng=generator,
-        )
-        return record_seed(result, seed)
-    if not callable(statistic):
-        raise DataError(f"`statistic` must be a callable or None; got {statistic!r}.")
-    a, b, _ = paired_arrays(baseline, candidate, ndim=2)
+        d = paired_differences(baseline, candidate)
+        check_size(len(d))
+        return options.record(bootstrap_core(d, kind=kind, **options.keywords))
+    function, a, b = statistic_rows(baseline, candidate, statistic)
     check_size(len(a))
     rows = np.hstack([a, b])
     k = a.shape[1]
@@ -131,10 +119,10 @@ def bootstrap(
 
     def difference(totals: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):  # undefined values are reported below, by name
-            return np.asarray(statistic(totals[..., :k], totals[..., k:]), dtype=np.float64)
+            return np.asarray(function(totals[..., :k], totals[..., k:]), dtype=np.float64)
 
     theta = float(difference(compressed.total()))
-    totals = bootstrap_totals(rows, n_resamples, generator, compressed=compressed)
+    totals = bootstrap_totals(rows, options.n_resamples, options.rng, compressed=compressed)
     loo, weights = jackknife_totals(compressed)
     distribution = BootstrapDistribution.build(
         theta, difference(totals), kind, difference(loo), weights
@@ -142,11 +130,11 @@ def bootstrap(
     result = _result(
         distribution,
         estimand="statistic difference",
-        n_resamples=n_resamples,
-        alternative=alternative,
-        confidence_level=confidence_level,
+        n_resamples=options.n_resamples,
+        alternative=options.alternative,
+        confidence_level=options.confidence_level,
     )
-    return record_seed(result, seed)
+    return options.record(result)
 
 
 def check_size(n: int) -> None:

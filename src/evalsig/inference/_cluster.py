@@ -22,19 +22,16 @@ from evalsig.inference._common import (
     Alternative,
     InferenceResult,
     IntervalFn,
-    check_alternative,
-    check_confidence_level,
-    check_n_resamples,
     choose_pvalue,
     invert_test,
     make_result,
-    record_seed,
-    seeded,
     sides_named,
     t_interval,
     t_pvalue,
 )
+from evalsig.inference._cr2 import bell_mccaffrey_df, cr2
 from evalsig.inference._paired_input import paired_differences
+from evalsig.inference._seeded import Resampling, resampling_options
 from evalsig.inference.resampling import CHUNK_BYTES, bootstrap_totals
 
 __all__ = [
@@ -160,8 +157,8 @@ def cluster_robust(
         checked.d,
         checked.codes,
         variant=cast(RobustVariant, checked.variant),
-        alternative=checked.alternative,
-        confidence_level=checked.confidence_level,
+        alternative=checked.options.alternative,
+        confidence_level=checked.options.confidence_level,
     )
 
 
@@ -179,7 +176,7 @@ def cluster_robust_core(
         se, df = summary.se_cr1(), float(summary.n_clusters - 1)
         note = f"CR1 standard error (G/(G-1) small-sample factor) on t({summary.n_clusters - 1})."
     else:
-        se, df = summary.se_cr2(), bell_mccaffrey_df(summary.sizes)
+        se, df = map(float, cr2(summary.sizes, summary.residual_totals))
         note = f"CR2 (Bell-McCaffrey) standard error on t({df:.4g}), Satterthwaite df."
     t = summary.estimate / se if se > 0 else math.nan
     return _finish(
@@ -195,17 +192,6 @@ def cluster_robust_core(
         alternative=alternative,
         confidence_level=confidence_level,
     )
-
-
-def bell_mccaffrey_df(sizes: np.ndarray) -> float:
-    r"""Satterthwaite degrees of freedom of the CR2 variance of a mean, from cluster sizes.
-
-    :math:`1 / (\sum_g w_g^2 - \sum_g b_g^2 + (\sum_g b_g)^2)` with :math:`w_g = n_g / n`
-    and :math:`b_g = w_g^2 / (1 - w_g)`; see :func:`cluster_robust`. Needs 2 or more clusters.
-    """
-    w = np.asarray(sizes, dtype=np.float64) / float(np.sum(sizes))
-    b = w * w / (1.0 - w)
-    return float(1.0 / (np.sum(w * w) - np.sum(b * b) + np.sum(b) ** 2))
 
 
 @sides_named
@@ -317,12 +303,9 @@ def cluster_bootstrap(
         checked.d,
         checked.codes,
         variant=cast(BootstrapVariant, checked.variant),
-        n_resamples=checked.n_resamples,
-        alternative=checked.alternative,
-        confidence_level=checked.confidence_level,
-        rng=checked.rng,
+        **checked.options.keywords,
     )
-    return record_seed(result, checked.seed)
+    return checked.options.record(result)
 
 
 def cluster_bootstrap_core(
@@ -437,12 +420,6 @@ class _ClusterSummary:
         g = self.n_clusters
         e, scale = _scaled(self.residual_totals)
         return math.sqrt(g / (g - 1) * float(np.sum(e**2))) * scale / self.n
-
-    def se_cr2(self) -> float:
-        n = self.n
-        leverage_free = (n - self.sizes) / n  # 1 - n_g / n, positive since G >= 2
-        e, scale = _scaled(self.residual_totals)
-        return math.sqrt(float(np.sum(e**2 / leverage_free))) * scale / n
 
     def degenerate(self) -> tuple[float, str] | None:
         """``(pvalue, note)`` when every cluster has the same mean (zero robust SE)."""
@@ -625,11 +602,7 @@ class _Checked:
     d: np.ndarray
     codes: np.ndarray
     variant: str
-    alternative: Alternative
-    confidence_level: float
-    n_resamples: int
-    rng: np.random.Generator
-    seed: int | None
+    options: Resampling
 
 
 def _cluster_iv(
@@ -654,13 +627,15 @@ def _cluster_iv(
             f"`variant` must be one of {', '.join(map(repr, choices))}; got {variant!r}. "
             f"Use {choices[0]!r} (the default) unless you have a reason not to."
         )
-    checked_alternative = check_alternative(alternative)
-    level = check_confidence_level(confidence_level)
-    resamples = check_n_resamples(n_resamples)
-    generator, seed = seeded(cast("np.random.Generator | int | None", rng))
+    options = resampling_options(
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
     d = paired_differences(baseline, candidate)
     codes = _cluster_codes(clusters, len(d))
-    return _Checked(d, codes, str(variant), checked_alternative, level, resamples, generator, seed)
+    return _Checked(d, codes, str(variant), options)
 
 
 def _cluster_codes(clusters: object, n: int) -> np.ndarray:

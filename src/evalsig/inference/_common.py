@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import functools
-import html
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, ParamSpec, TypeVar, cast, get_args
+from typing import Any, ClassVar, Literal, ParamSpec, TypeVar, cast, get_args
 
 import numpy as np
 from scipy import special
 
 from evalsig.errors import DataError
+from evalsig.result import Tested
 
 __all__ = [
     "UNKNOWN_SEED",
@@ -102,12 +102,13 @@ class PairedDecision:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class InferenceResult:
+class InferenceResult(Tested):
     """What one paired test found: estimate, uncertainty and p-value, with the method used.
 
     ``estimate`` is always candidate minus baseline, on the scale of the scores.
     """
 
+    kind: ClassVar[str] = "inference"
     method: str
     estimand: str
     estimate: float
@@ -130,10 +131,6 @@ class InferenceResult:
         level = check_confidence_level(confidence_level)
         low, high = self._interval(level, self.alternative)
         return ConfidenceInterval(low=low, high=high, confidence_level=level)
-
-    def __iter__(self) -> Any:
-        """``statistic, pvalue = result``, as scipy's test results unpack."""
-        return iter((self.statistic, self.pvalue))
 
     def to_dict(self) -> dict[str, Any]:
         """Strict JSON: non-finite values become null, with the reason under ``nulls``."""
@@ -167,54 +164,6 @@ class InferenceResult:
             "notes": list(self.notes),
             "nulls": nulls,
         }
-
-    def _cells(self) -> list[tuple[str, str]]:
-        """(label, value) pairs shown by ``str()``, HTML and markdown."""
-        level = f"{100 * self.ci.confidence_level:g}%"
-        df = "" if self.df is None else f" (df {self.df:.4g})"
-        cells = [
-            ("method", self.method),
-            ("estimate", f"{self.estimate:+.6g} ({self.estimand}, candidate - baseline)"),
-            (f"{level} CI", f"[{self.ci.low:+.6g}, {self.ci.high:+.6g}]"),
-            ("statistic", f"{self.statistic_name} = {self.statistic:.6g}{df}"),
-            ("p-value", f"{self.pvalue:.4g} ({self.alternative})"),
-        ]
-        if self.n_resamples is not None:
-            cells.append(("resamples", f"{self.n_resamples:,} (seed {self.seed})"))
-        return cells
-
-    def summary(self) -> Any:
-        """The result as a :class:`~evalsig.report.summary.Summary`: ``.as_text()``,
-        ``.as_markdown()``, ``.as_html()`` or ``.as_latex()`` (booktabs, for a paper)."""
-        from evalsig.report.summary import Summary
-
-        decided = "" if math.isnan(self.pvalue) else f"p = {self.pvalue:.4g}"
-        return Summary(
-            title=f"{self.method}: {self.estimand}",
-            verdict=f"{self.statistic_name} = {self.statistic:.6g}, {decided}".rstrip(", "),
-            rows=tuple(self._cells()),
-            notes=self.notes,
-        )
-
-    def __str__(self) -> str:
-        lines = [f"{label}: {value}" for label, value in self._cells()]
-        return "\n".join(lines + [f"note: {note}" for note in self.notes])
-
-    def _repr_html_(self) -> str:
-        e = html.escape
-        rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in self._cells())
-        notes = "".join(f"<p>{e(note)}</p>" for note in self.notes)
-        return f'<div class="evalsig-inference"><table>{rows}</table>{notes}</div>'
-
-    def _repr_markdown_(self) -> str:
-        rows = "".join(f"| {k} | {_markdown(v)} |\n" for k, v in self._cells())
-        notes = "".join(f"- {_markdown(note)}\n" for note in self.notes)
-        return "| | |\n|---|---|\n" + rows + ("\n" + notes if notes else "")
-
-
-def _markdown(text: str) -> str:
-    """A table cell: pipes escaped, HTML special characters as entities, one line."""
-    return html.escape(text).replace("|", "\\|").replace("\n", " ")
 
 
 P = ParamSpec("P")

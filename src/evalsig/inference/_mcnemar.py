@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import partial
 from typing import Literal, get_args
 
 import numpy as np
+from scipy import special
 
 from evalsig.errors import DataError
 from evalsig.inference._binomial import binomial_cdf, binomial_pmf, binomial_sf
@@ -22,7 +24,7 @@ from evalsig.inference._common import (
 )
 from evalsig.inference._paired_input import paired_arrays
 
-__all__ = ["McNemarVariant", "mcnemar", "mcnemar_from_table"]
+__all__ = ["McNemarVariant", "McNemarZ", "mcnemar", "mcnemar_from_table", "mcnemar_z"]
 
 McNemarVariant = Literal["auto", "score-cc", "exact", "asymptotic", "corrected", "mid-p"]
 
@@ -204,6 +206,7 @@ def mcnemar_core(
         )
         notes.append(f"{m} discordant items: {chosen}.")
     correction = CONTINUITY if variant == "score-cc" else 0.0
+    z = mcnemar_z(n01, n10, n, variant="score-cc" if correction else "asymptotic")
     if m == 0:
         statistic, pvalue = 0.0, 1.0
         notes.append(
@@ -213,20 +216,17 @@ def mcnemar_core(
     elif variant in ("exact", "mid-p"):
         statistic = float(n01)
         pvalue = _binomial_pvalue(n01, m, alternative, mid=variant == "mid-p")
-    elif variant == "score-cc":
-        statistic = tango_score(0.0, n01, n10, n, correction=correction)
-        pvalue = normal_pvalue(statistic, alternative)
-    else:
+    elif variant == "corrected":
         diff = n01 - n10
-        if variant == "corrected":
-            if alternative == "two-sided":
-                diff = int(math.copysign(max(abs(diff) - 1, 0), diff))
-            else:
-                diff += -1 if alternative == "greater" else 1
+        if alternative == "two-sided":
+            diff = int(math.copysign(max(abs(diff) - 1, 0), diff))
+        else:
+            diff += -1 if alternative == "greater" else 1
         statistic = diff / math.sqrt(m)
         pvalue = normal_pvalue(statistic, alternative)
-    estimate = (n01 - n10) / n
-    se = math.sqrt(max(m / n - estimate**2, 0.0) / n)
+    else:
+        statistic, pvalue = float(z.statistic), float(z.pvalue(alternative))
+    estimate, se = float(z.estimate), float(z.se)
     if variant == "score-cc":
         notes.append(
             "interval: Tango's score interval with continuity correction 1/2, the values "
@@ -253,6 +253,88 @@ def mcnemar_core(
         interval=partial(tango_interval, n01, n10, n, correction=correction),
         alternative=alternative,
         confidence_level=confidence_level,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class McNemarZ:
+    """McNemar's z-test of a batch of paired 0/1 samples (arrays of one shape)."""
+
+    estimate: np.ndarray
+    """The difference in accuracy, ``(n01 - n10) / n``."""
+    se: np.ndarray
+    """Its standard error, ``sqrt(((n01 + n10) / n - estimate^2) / n)``."""
+    statistic: np.ndarray
+    """z, 0 where no item is discordant."""
+    discordant: np.ndarray
+    """``n01 + n10``."""
+
+    def pvalue(self, alternative: Alternative) -> np.ndarray:
+        """P-values of the standard-normal z (1 where no item is discordant)."""
+        z = self.statistic
+        if alternative == "two-sided":  # z = 0 gives 1
+            return np.asarray(np.minimum(1.0, 2.0 * special.ndtr(-abs(z))))
+        p = special.ndtr(-z if alternative == "greater" else z)
+        return np.asarray(np.where(self.discordant > 0, p, 1.0), dtype=np.float64)
+
+
+def mcnemar_z(
+    n01: object,
+    n10: object,
+    n: object,
+    /,
+    *,
+    variant: Literal["auto", "score-cc", "asymptotic"] = "auto",
+) -> McNemarZ:
+    r"""McNemar's z-test of every pair of a batch at once, from its discordant counts.
+
+    The one formula of :func:`mcnemar` (its "auto", "score-cc" and "asymptotic" variants)
+    and of the all-pairs tests of a leaderboard
+    (:func:`evalsig.inference.allpairs.pair_tests`); a single pair is a batch of one.
+
+    Parameters
+    ----------
+    n01, n10, n : array_like (...)
+        Items where only the candidate is right, where only the baseline is right, and
+        all items, of each pair (whole numbers, as int or float).
+    variant : {"auto", "score-cc", "asymptotic"}
+        "asymptotic": :math:`z = (n_{01} - n_{10}) / \sqrt{n_{01} + n_{10}}`; "score-cc":
+        :math:`z = \operatorname{sign}(n_{01} - n_{10}) (|n_{01} - n_{10}| - 1/2)_+ /
+        \sqrt{n_{01} + n_{10}}`, Tango's score at 0 with a continuity correction of 1/2;
+        "auto": "score-cc" for the pairs with fewer than :data:`CORRECTED_BELOW` discordant
+        items, "asymptotic" for the others.
+
+    Returns
+    -------
+    McNemarZ
+        z is 0 and every p-value 1 where no item is discordant.
+
+    Examples
+    --------
+    >>> z = mcnemar_z([12, 30], [5, 10], [100, 200])
+    >>> z.statistic.round(4).tolist(), z.pvalue("two-sided").round(4).tolist()
+    ([1.5765, 3.1623], [0.1149, 0.0016])
+    """
+    # [()]: one pair as numpy scalars, whose arithmetic is cheap; arrays stay arrays
+    n01 = np.asarray(n01, dtype=np.float64)[()]
+    n10 = np.asarray(n10, dtype=np.float64)[()]
+    n = np.asarray(n, dtype=np.float64)[()]
+    diff, discordant = n01 - n10, n01 + n10
+    with np.errstate(invalid="ignore", divide="ignore"):  # n = 0: a pair with no items
+        estimate = diff / n
+        se = np.sqrt(np.maximum(discordant / n - estimate**2, 0.0) / n)
+    numerator = diff
+    if variant != "asymptotic":
+        correction: float | np.ndarray = CONTINUITY
+        if variant == "auto":
+            correction = CONTINUITY * (discordant < CORRECTED_BELOW)
+        numerator = np.copysign(np.maximum(abs(diff) - correction, 0.0), diff)
+    z = numerator / np.sqrt(np.maximum(discordant, 1.0))  # no discordant item: 0 / 1
+    return McNemarZ(
+        estimate=np.asarray(estimate),
+        se=np.asarray(se),
+        statistic=np.asarray(z),
+        discordant=np.asarray(discordant),
     )
 
 

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 import numpy as np
 
@@ -13,20 +14,16 @@ from evalsig.errors import DataError
 from evalsig.inference._common import (
     Alternative,
     InferenceResult,
-    check_alternative,
-    check_confidence_level,
-    check_n_resamples,
     choose_pvalue,
     invert_test,
     make_result,
-    record_seed,
-    seeded,
     sides_named,
 )
-from evalsig.inference._paired_input import paired_arrays
+from evalsig.inference._paired_input import paired_arrays, paired_differences
+from evalsig.inference._seeded import Resampling, resampling_options
 from evalsig.inference.resampling import Atoms, atoms, flip_totals, flip_totals_exact
 
-__all__ = ["Statistic", "permutation_test"]
+__all__ = ["Statistic", "permutation_test", "statistic_rows"]
 
 Statistic = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``statistic(baseline_totals, candidate_totals)``: arrays ``(..., k)`` -> ``(...)``."""
@@ -102,37 +99,29 @@ def permutation_test(
     >>> permutation_test([0] * 10, d).pvalue
     0.009765625
     """
-    alternative = check_alternative(alternative)
-    confidence_level = check_confidence_level(confidence_level)
-    n_resamples = check_n_resamples(n_resamples)
+    options = resampling_options(
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
     if exact not in (None, True, False):
         raise DataError(f"`exact` must be True, False or None; got {exact!r}.")
-    generator, seed = seeded(rng)
     if statistic is None:
-        x, y, _ = paired_arrays(baseline, candidate)
-        result = permutation_core(
-            y - x,
-            n_resamples=n_resamples,
-            exact=exact,
-            alternative=alternative,
-            confidence_level=confidence_level,
-            rng=generator,
-        )
-        return record_seed(result, seed)
+        d = paired_differences(baseline, candidate)
+        return options.record(permutation_core(d, exact=exact, **options.keywords))
+    function, a, b = statistic_rows(baseline, candidate, statistic)
+    return options.record(_permutation_statistic(a, b, function, exact=exact, options=options))
+
+
+def statistic_rows(
+    baseline: object, candidate: object, statistic: object
+) -> tuple[Statistic, np.ndarray, np.ndarray]:
+    """A custom ``statistic``, checked to be callable, and the ``(n, k)`` rows it totals."""
     if not callable(statistic):
         raise DataError(f"`statistic` must be a callable or None; got {statistic!r}.")
     a, b, _ = paired_arrays(baseline, candidate, ndim=2)
-    result = _permutation_statistic(
-        a,
-        b,
-        statistic,
-        n_resamples=n_resamples,
-        exact=exact,
-        alternative=alternative,
-        confidence_level=confidence_level,
-        rng=generator,
-    )
-    return record_seed(result, seed)
+    return cast(Statistic, statistic), a, b
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,18 +261,16 @@ def _permutation_statistic(
     b: np.ndarray,
     statistic: Statistic,
     *,
-    n_resamples: int,
     exact: bool | None,
-    alternative: Alternative,
-    confidence_level: float,
-    rng: np.random.Generator,
+    options: Resampling,
 ) -> InferenceResult:
     """Swap each item's rows with probability 1/2 and recompute ``statistic`` on totals."""
+    n_resamples = options.n_resamples
     base, cand = a.sum(axis=0), b.sum(axis=0)
     observed = float(statistic(base, cand))
     swap = b - a  # swapping item i moves swap[i] from candidate to baseline totals
     moved, weights = _flip_distribution(
-        swap, atoms(swap), exact=exact, n_resamples=n_resamples, rng=rng
+        swap, atoms(swap), exact=exact, n_resamples=n_resamples, rng=options.rng
     )
     with np.errstate(all="ignore"):
         null = np.asarray(statistic(base + moved, cand - moved), dtype=np.float64)
@@ -301,7 +288,7 @@ def _permutation_statistic(
     else:
         greater = min(1.0, float(weights[greater_hits].sum()))
         less = min(1.0, float(weights[less_hits].sum()))
-    pvalue = choose_pvalue(greater, less, alternative)
+    pvalue = choose_pvalue(greater, less, options.alternative)
     return make_result(
         method="permutation-exact" if weights is not None else "permutation",
         estimand="statistic difference",
@@ -317,8 +304,8 @@ def _permutation_statistic(
             "evalsig.inference.bootstrap for one.",
         ),
         interval=partial(_no_interval),
-        alternative=alternative,
-        confidence_level=confidence_level,
+        alternative=options.alternative,
+        confidence_level=options.confidence_level,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Literal, cast, get_args
+from typing import Literal, TypedDict, cast, get_args
 
 import numpy as np
 from scipy import special
@@ -167,23 +167,28 @@ def wilcoxon(
     >>> r.estimate, (r.ci.low, r.ci.high)
     (5.5, (2.0, 8.0))
     """
-    zero_method, correction, method = _wilcoxon_iv(zero_method, correction, method)
-    alternative = check_alternative(alternative)
-    confidence_level = check_confidence_level(confidence_level)
-    d = paired_differences(baseline, candidate)
-    return wilcoxon_core(
-        d,
-        zero_method=zero_method,
-        correction=correction,
-        method=method,
-        alternative=alternative,
-        confidence_level=confidence_level,
-    )
+    options = _wilcoxon_iv(zero_method, correction, method, alternative, confidence_level)
+    return wilcoxon_core(paired_differences(baseline, candidate), **options)
+
+
+class _Options(TypedDict):
+    """The checked options of :func:`wilcoxon`, as :func:`wilcoxon_core` takes them."""
+
+    zero_method: ZeroMethod
+    correction: bool
+    method: WilcoxonMethod
+    alternative: Alternative
+    confidence_level: float
 
 
 def _wilcoxon_iv(
-    zero_method: object, correction: object, method: object
-) -> tuple[ZeroMethod, bool, WilcoxonMethod]:
+    zero_method: object,
+    correction: object,
+    method: object,
+    alternative: object,
+    confidence_level: object,
+) -> _Options:
+    """Check every option of :func:`wilcoxon`, in the order of its signature."""
     zero_methods = get_args(ZeroMethod)
     if zero_method not in zero_methods:
         raise DataError(
@@ -201,7 +206,13 @@ def _wilcoxon_iv(
             f"`method` must be one of {', '.join(map(repr, methods))}; got {method!r}. "
             "Use 'normal' for the normal approximation (scipy's 'asymptotic')."
         )
-    return cast(ZeroMethod, zero_method), bool(correction), cast(WilcoxonMethod, method)
+    return _Options(
+        zero_method=cast(ZeroMethod, zero_method),
+        correction=bool(correction),
+        method=cast(WilcoxonMethod, method),
+        alternative=check_alternative(alternative),
+        confidence_level=check_confidence_level(confidence_level),
+    )
 
 
 def wilcoxon_core(

@@ -9,11 +9,10 @@ Bonferroni-type corrections conservative; resampling corrections then do better)
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.errors import DataError, examples
 from evalsig.inference._binomial import binomial_cdf, binomial_sf
 from evalsig.inference._common import Alternative, check_alternative, choose_pvalue
+from evalsig.result import Result
 
 __all__ = [
     "Dependence",
@@ -52,9 +52,10 @@ def uncorrected_familywise_error(n_tests: int, alpha: float = 0.05) -> float:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SignTestResult:
+class SignTestResult(Result):
     """A sign test of "the candidate wins more tasks than the baseline"."""
 
+    kind: ClassVar[str] = "sign_test"
     wins_candidate: int
     wins_baseline: int
     ties: int
@@ -81,13 +82,6 @@ class SignTestResult:
             "notes": list(self.notes),
             "nulls": nulls,
         }
-
-    def __str__(self) -> str:
-        return (
-            f"candidate wins {self.wins_candidate} of {self.n_tasks} tasks, baseline "
-            f"{self.wins_baseline}, ties {self.ties}: sign test p = {self.pvalue:.4g} "
-            f"({self.alternative})"
-        )
 
 
 def sign_test(
@@ -173,9 +167,10 @@ def _task_values(differences: Sequence[float] | np.ndarray | Mapping[str, float]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Dependence:
+class Dependence(Result):
     """How strongly the per-task differences move together across shared items."""
 
+    kind: ClassVar[str] = "dependence"
     tasks: tuple[str, ...]
     correlation: np.ndarray
     """``(K, K)`` correlation of per-item differences over items shared by each pair."""
@@ -203,23 +198,6 @@ class Dependence:
             "notes": list(self.notes),
             "nulls": nulls,
         }
-
-    def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(t)}</th>" for t in self.tasks)
-        rows = "".join(
-            f"<tr><th>{html.escape(t)}</th>" + "".join(f"<td>{v:.2f}</td>" for v in row) + "</tr>"
-            for t, row in zip(self.tasks, self.correlation, strict=True)
-        )
-        return f"<table><tr><th></th>{head}</tr>{rows}</table>"
-
-    def _repr_markdown_(self) -> str:
-        from evalsig._frame import markdown_table
-
-        rows = [
-            [t, *(f"{v:.2f}" for v in row)]
-            for t, row in zip(self.tasks, self.correlation, strict=True)
-        ]
-        return markdown_table(None, ["", *self.tasks], rows, notes=self.notes)
 
     def to_frame(self) -> Any:
         """Each pair of tasks (i < j, in task order): task_a, task_b, correlation,

@@ -27,10 +27,13 @@ import numpy as np
 from scipy import stats
 
 from evalsig.errors import DataError
+from evalsig.inference._cr2 import cr2
 from evalsig.inference._exact import LIMIT, gram, row_sums, times_counts
+from evalsig.inference._mcnemar import CORRECTED_BELOW, mcnemar_z
 from evalsig.inference._ttest import ADJUSTED_BELOW
 
 __all__ = [
+    "CORRECTED_BELOW",
     "PairTests",
     "Prepared",
     "assemble",
@@ -45,10 +48,6 @@ __all__ = [
     "tile_sums",
     "tiles",
 ]
-
-CORRECTED_BELOW = 25
-"""McNemar: the score test with continuity correction 1/2 below this many discordant items
-(as :func:`compare`)."""
 
 
 def cluster_groups(codes: np.ndarray | None, n_items: int) -> list[np.ndarray]:
@@ -337,19 +336,14 @@ def pair_tests(
     with np.errstate(invalid="ignore", divide="ignore"):
         if clustered and len(sums) >= 2:
             n_g, t_g, _ = _cluster_parts(sums, b, c)
-            resid = t_g - n_g * mean
-            keep = n_g > 0
-            share = np.where(keep, n_g / n, 0.0)
-            var = np.sum(np.where(keep, resid**2 / (1 - share), 0.0), axis=0) / n**2
-            se = np.sqrt(var)
-            bm = share**2 / (1 - share)
-            df = 1.0 / (np.sum(share**2, axis=0) - np.sum(bm**2, axis=0) + np.sum(bm, axis=0) ** 2)
+            se, df = cr2(n_g.T, (t_g - n_g * mean).T)  # a pair absent from a cluster: n_g 0
             t = mean / se
             p = 2 * stats.t.sf(np.abs(t), df)
             p = np.where(se > 0, p, np.where(np.abs(mean) > 0, np.nan, 1.0))
             method = "cluster"
         elif binary:
-            se, p = _mcnemar(s["n"], s["n01"], s["n10"])
+            tests = mcnemar_z(s["n01"], s["n10"], n)  # corrected below 25 discordant items
+            se, p = tests.se, tests.pvalue("two-sided")
             df = np.full(np.shape(p), np.inf)
             method = "mcnemar"
         else:
@@ -399,25 +393,3 @@ def _adjusted_t(
     se = np.sqrt(np.maximum(squares, 0.0) / df / n_tilde)
     p = 2 * stats.t.sf(np.abs(centre / se), df)
     return se, df, p
-
-
-def _mcnemar(n: np.ndarray, n01: np.ndarray, n10: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Standard errors and two-sided p-values of McNemar's test of each pair.
-
-    se = sqrt(n01 + n10 - (n01 - n10)^2 / n) / n. With D = n01 + n10 discordant items,
-    p = 1 when D = 0, the z-form 2 Phi(-(|n01 - n10| - 1/2)_+ / sqrt(D)) with continuity
-    correction 1/2 when D < 25 (the p-value dual to compare's corrected score interval),
-    else 2 Phi(-|n01 - n10| / sqrt(D)) (McNemar 1947; Tango 1998). Each p-value is
-    computed only for the pairs that use it.
-    """
-    disc = n01 + n10
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt(np.maximum(disc - (n01 - n10) ** 2 / n, 0.0)) / n
-    p = np.ones(disc.shape)
-    large = disc >= CORRECTED_BELOW
-    z = np.abs(n01[large] - n10[large]) / np.sqrt(disc[large])
-    p[large] = 2 * stats.norm.sf(z)
-    small = (disc > 0) & ~large
-    z = np.maximum(np.abs(n01[small] - n10[small]) - 0.5, 0.0) / np.sqrt(disc[small])
-    p[small] = np.minimum(1.0, 2 * stats.norm.sf(z))
-    return se, p

@@ -7,11 +7,10 @@ Every function takes ``pvalues`` and ``alpha`` as :func:`bonferroni` documents a
 
 from __future__ import annotations
 
-import html
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, ClassVar, Literal, TypeAlias, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +18,7 @@ import numpy.typing as npt
 from evalsig._json import SCHEMA_VERSION
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError, examples
+from evalsig.result import Result
 
 __all__ = [
     "Method", "MultipleTestResult", "adjust", "benjamini_hochberg", "benjamini_yekutieli",
@@ -31,21 +31,14 @@ Method = Literal[
 """Names accepted by :func:`adjust`."""
 
 PValues: TypeAlias = "Sequence[float] | npt.NDArray[Any] | Mapping[str, float]"
-
-_NAMES = {
-    "bonferroni": "Bonferroni", "sidak": "Sidak", "holm": "Holm", "holm-sidak": "Holm-Sidak",
-    "hochberg": "Hochberg", "hommel": "Hommel", "bh": "Benjamini-Hochberg",
-    "by": "Benjamini-Yekutieli", "storey": "Storey q-value",
-}  # fmt: skip
 _FDR = frozenset({"bh", "by", "storey"})
-_YES = {True: "yes", False: "no"}
-_MAX_ROWS = 50
-"""Rows shown by ``str()`` and the HTML table; the arrays always hold every hypothesis."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class MultipleTestResult:
+class MultipleTestResult(Result):
     """Adjusted p-values and decisions for a family of hypotheses, in input order."""
+
+    kind: ClassVar[str] = "multiplicity"
 
     method: str
     alpha: float
@@ -100,64 +93,6 @@ class MultipleTestResult:
             "nulls": nulls,
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }  # fmt: skip
-
-    def _compared(self) -> list[str]:
-        """The 'Compared' line of the provenance, when it names inputs."""
-        from evalsig.report.provenance import compared
-
-        given = self.provenance
-        if given is None or not (given.inputs or given.files):
-            return []  # p-values passed in Python: the version and time are in to_dict()
-        return [f"compared: {compared({'provenance': given.to_dict()})}"]
-
-    def _table(self) -> tuple[str, list[tuple[str, str, str, str]], str]:
-        """Title; header and first rows as text; a line on the rows not shown."""
-        pi0 = "" if self.pi0 is None else f", pi0 = {self.pi0:.4g}"
-        title = (
-            f"{_NAMES.get(self.method, self.method)} adjustment ({self.error_rate.upper()}) at "
-            f"alpha = {self.alpha:g}{pi0}: {self.n_rejected} of {len(self.pvalues)} rejected"
-        )
-        n = min(len(self.pvalues), _MAX_ROWS)
-        names = self.labels if self.labels is not None else [str(i) for i in range(n)]
-        rows = [("label" if self.labels is not None else "#", "raw p", "adjusted p", "reject")]
-        rows += [
-            (names[i], f"{self.pvalues[i]:.4g}", f"{self.p_adjusted[i]:.4g}", _YES[self.reject[i]])
-            for i in range(n)
-        ]
-        rest = len(self.pvalues) - n
-        return title, rows, f"... {rest:,} more (see p_adjusted and reject)" if rest else ""
-
-    def __str__(self) -> str:
-        title, rows, more = self._table()
-        widths = [max(len(r[c]) for r in rows) for c in range(4)]
-        lines = [title]
-        for r in rows:
-            cells = [r[0].ljust(widths[0])] + [r[c].rjust(widths[c]) for c in (1, 2, 3)]
-            lines.append("  " + "  ".join(cells).rstrip())
-        lines += [f"  {more}"] if more else []
-        lines += [f"note: {note}" for note in self.notes]
-        lines += self._compared()
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        e = html.escape
-        title, rows, more = self._table()
-        head = "".join(f"<th>{e(h)}</th>" for h in rows[0])
-        body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-        tail = "".join(
-            f"<p>{e(line)}</p>" for line in [more, *self.notes, *self._compared()] if line
-        )
-        return (
-            f'<div class="evalsig-multiplicity"><table><caption>{e(title)}</caption>'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{tail}</div>"
-        )
-
-    def _repr_markdown_(self) -> str:
-        from evalsig._frame import markdown_table
-
-        title, rows, more = self._table()
-        lines = [line for line in [more, *self._compared()] if line]
-        return markdown_table(title, rows[0], rows[1:], lines=lines, notes=self.notes)
 
     def to_frame(self) -> Any:
         """Every hypothesis in input order: label, pvalue, p_adjusted, reject.

@@ -9,13 +9,12 @@ studentized statistics gives max-T intervals that cover all K differences at onc
 
 from __future__ import annotations
 
-import html
 import itertools
 import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence, Sized
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 
@@ -23,15 +22,10 @@ from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.validate import check_scores, numeric_array
 from evalsig.errors import DataError, examples
-from evalsig.inference._common import (
-    UNKNOWN_SEED,
-    Alternative,
-    check_alternative,
-    check_confidence_level,
-    check_n_resamples,
-    seeded,
-)
+from evalsig.inference._common import UNKNOWN_SEED, Alternative
+from evalsig.inference._seeded import Resampling, resampling_options
 from evalsig.inference.resampling import bootstrap_totals
+from evalsig.result import Result
 
 __all__ = ["Scheme", "SimultaneousResult", "romano_wolf"]
 
@@ -44,9 +38,6 @@ ZERO_VARIANCE = 1e-12
 TIE_TOLERANCE = 1e-10
 """Bootstrap statistics within this relative distance of the observed one count as ties."""
 
-_MAX_ROWS = 50
-"""Rows shown by ``str()`` and the HTML table; the arrays always hold every task."""
-
 _SCALARS = (
     "scheme", "alternative", "confidence_level", "alpha", "n_resamples", "seed", "n_rejected",
 )  # fmt: skip
@@ -54,7 +45,7 @@ _FLAT = "zero standard error: every item of the task has the same difference"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class SimultaneousResult:
+class SimultaneousResult(Result):
     """Romano-Wolf adjusted p-values and max-T simultaneous intervals, one entry per task.
 
     Arrays follow the order of ``tasks``: ``estimate`` (mean difference, candidate minus
@@ -65,6 +56,7 @@ class SimultaneousResult:
     the task estimates across bootstrap resamples.
     """
 
+    kind: ClassVar[str] = "simultaneous"
     tasks: tuple[str, ...]
     estimate: np.ndarray
     se: np.ndarray
@@ -132,65 +124,6 @@ class SimultaneousResult:
             "nulls": nulls,
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
-
-    def _title(self) -> str:
-        return (
-            f"Romano-Wolf step-down (studentized bootstrap, {self.n_resamples:,} {self.scheme} "
-            f"resamples, {self.alternative}) at alpha = {self.alpha:g}: {self.n_rejected} of "
-            f"{len(self.tasks)} rejected" + ("" if self.seed is None else f"; seed {self.seed}")
-        )
-
-    def _footer(self) -> list[str]:
-        from evalsig.report.provenance import compared
-
-        more = len(self.tasks) - _MAX_ROWS
-        lines = [f"... {more:,} more tasks (see the arrays)"] * (more > 0) + [
-            f"max-T critical value c = {self.critical_value:.4g}; mean |correlation| of the "
-            f"task estimates across resamples: {self.mean_abs_correlation:.2f}"
-        ]
-        given = self.provenance
-        if given is not None and (given.inputs or given.files):  # arrays: in to_dict() only
-            lines.append(f"compared: {compared({'provenance': given.to_dict()})}")
-        return lines
-
-    def _rows(self) -> list[tuple[str, ...]]:
-        level = f"{self.confidence_level:.0%} simultaneous CI"
-        head = ("task", "n", "estimate", "se", "t", "raw p", "adjusted p", "reject", level)
-        return [head, *(
-            (self.tasks[i], str(int(self.n_items[i])), f"{self.estimate[i]:+.4g}",
-             f"{self.se[i]:.4g}", f"{self.statistic[i]:+.3g}", f"{self.pvalues[i]:.4g}",
-             f"{self.p_adjusted[i]:.4g}", "yes" if self.reject[i] else "no",
-             f"[{self.ci_low[i]:+.4g}, {self.ci_high[i]:+.4g}]")
-            for i in range(min(len(self.tasks), _MAX_ROWS))
-        )]  # fmt: skip
-
-    def __str__(self) -> str:
-        rows = self._rows()
-        widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-        lines = [self._title()]
-        for r in rows:
-            cells = [r[0].ljust(widths[0])] + [r[c].rjust(widths[c]) for c in range(1, len(r))]
-            lines.append("  " + "  ".join(cells).rstrip())
-        lines.extend([*self._footer(), *(f"note: {note}" for note in self.notes)])
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        e = html.escape
-        head, *body = self._rows()
-        header = "".join(f"<th>{e(h)}</th>" for h in head)
-        cells = "".join("<tr>" + "".join(f"<td>{e(x)}</td>" for x in row) + "</tr>" for row in body)
-        after = "".join(f"<p>{e(line)}</p>" for line in self._footer())
-        after += "".join(f"<p>Note: {e(note)}</p>" for note in self.notes)
-        return (
-            f'<div class="evalsig-simultaneous"><table><caption>{e(self._title())}</caption>'
-            f"<thead><tr>{header}</tr></thead><tbody>{cells}</tbody></table>{after}</div>"
-        )
-
-    def _repr_markdown_(self) -> str:
-        from evalsig._frame import markdown_table
-
-        head, *body = self._rows()
-        return markdown_table(self._title(), head, body, lines=self._footer(), notes=self.notes)
 
     def to_frame(self) -> Any:
         """Every task in order: task, estimate, se, n_items, null, statistic, pvalue,
@@ -309,15 +242,30 @@ def romano_wolf(
     >>> r.scheme, r.n_rejected, bool(r.mean_abs_correlation > 0.7)
     ('joint', 3, True)
     """
-    alternative = check_alternative(alternative)
-    level = check_confidence_level(confidence_level)
-    b = check_n_resamples(n_resamples)
-    generator, seed = seeded(rng)
+    options = resampling_options(
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
     tasks, values, ids, nulls = _romano_wolf_iv(differences, item_ids, null)
+    return _romano_wolf(tasks, values, ids, nulls, options)
+
+
+def _romano_wolf(
+    tasks: tuple[str, ...],
+    values: list[np.ndarray],
+    ids: tuple[list[Hashable], ...] | None,
+    nulls: np.ndarray,
+    options: Resampling,
+) -> SimultaneousResult:
+    """The step-down test and max-T intervals of validated differences (see :func:`romano_wolf`)."""
+    alternative, level, b = options.alternative, options.confidence_level, options.n_resamples
+    seed = options.seed
     estimate, se, t, centred = _observed(values, nulls)
     degenerate = np.isinf(t)
     union = _union(ids)
-    e1, e2, counts = _resampled_sums(centred, ids, union, b, generator)
+    e1, e2, counts = _resampled_sums(centred, ids, union, b, options.rng)
     shift, t_star, guarded = _studentize(e1, e2, counts, se)
     oriented, oriented_star = _orient(t, alternative), _orient(t_star, alternative)
     active = np.flatnonzero(~degenerate)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,10 +44,7 @@ from evalsig.inference.proportion import proportion_interval
 from evalsig.judge._input import check_label_set
 from evalsig.judge.reliability import Reliability, fleiss_kappa, krippendorff_alpha
 from evalsig.judge.result import normal_interval
-from evalsig.report.summary import Shown
-
-if TYPE_CHECKING:
-    from evalsig.report.summary import Summary
+from evalsig.result import Result
 
 __all__ = ["JudgeAgreement", "Rate", "judge_agreement"]
 
@@ -75,8 +72,10 @@ class Rate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class JudgeAgreement(Shown):
+class JudgeAgreement(Result):
     """Agreement of a judge with human labels (JSON kind ``"judge-agreement"``)."""
+
+    kind: ClassVar[str] = "judge-agreement"
 
     n: int
     categories: tuple[str, ...]
@@ -158,11 +157,6 @@ class JudgeAgreement(Shown):
             },
             attrs={"n": self.n, "positive": self.positive},
         )
-
-    def summary(self) -> Summary:
-        from evalsig.report.agreement import agreement_summary
-
-        return agreement_summary(self.to_dict())
 
 
 def judge_agreement(

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import special
@@ -51,10 +51,10 @@ from evalsig.inference._common import ConfidenceInterval, check_confidence_level
 from evalsig.inference.proportion import proportion_interval
 from evalsig.judge.agreement import Rate
 from evalsig.judge.result import NormalEstimate, normal_interval
-from evalsig.report.summary import Shown
+from evalsig.result import Result
 
 if TYPE_CHECKING:
-    from evalsig.report.summary import Summary
+    pass
 
 __all__ = [
     "TIE_LABELS",
@@ -68,9 +68,11 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PositionBias(Shown):
+class PositionBias(Result):
     """The judge's preference for the first-shown response (JSON kind
     ``"judge-position-bias"``)."""
+
+    kind: ClassVar[str] = "judge-position-bias"
 
     estimate: float
     """P(prefers the first shown) - 1/2: positive when the first position wins too often."""
@@ -138,11 +140,6 @@ class PositionBias(Shown):
             attrs={"method": self.method, "n_pairs": self.n_pairs},
         )
 
-    def summary(self) -> Summary:
-        from evalsig.report.agreement import position_bias_summary
-
-        return position_bias_summary(self.to_dict())
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Association:
@@ -167,7 +164,8 @@ class Association:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LengthBias(Shown):
+class LengthBias(Result):
+    kind: ClassVar[str] = "judge-length-bias"
     """How the judge's preference follows the length difference, beside the humans'
     (JSON kind ``"judge-length-bias"``)."""
 
@@ -231,11 +229,6 @@ class LengthBias(Shown):
                 "pvalue": floats(row[5] for row in rows),
             }
         )
-
-    def summary(self) -> Summary:
-        from evalsig.report.agreement import length_bias_summary
-
-        return length_bias_summary(self.to_dict())
 
 
 TIE_LABELS = ("tie", "draw", "tie (bothbad)", "tie (both bad)", "both", "neither", "equal")

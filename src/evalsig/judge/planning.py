@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import special
@@ -44,10 +44,7 @@ from evalsig.inference._common import (
     check_count,
     check_number,
 )
-from evalsig.report.summary import Shown
-
-if TYPE_CHECKING:
-    from evalsig.report.summary import Summary
+from evalsig.result import Result
 
 __all__ = [
     "LabelPlan",
@@ -136,8 +133,10 @@ def _pilot_values(values: Any, name: str) -> np.ndarray:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LabelPlan(Shown):
+class LabelPlan(Result):
     """Human labels needed for a target precision (JSON kind ``"judge-plan"``)."""
+
+    kind: ClassVar[str] = "judge-plan"
 
     n_labels: int | None
     """Labels PPI (or PPI++) needs; None when no number suffices (see notes)."""
@@ -193,11 +192,6 @@ class LabelPlan(Shown):
             },
             attrs={"target": self.target},
         )
-
-    def summary(self) -> Summary:
-        from evalsig.report.agreement import plan_summary
-
-        return plan_summary(self.to_dict())
 
 
 def ppi_variance(

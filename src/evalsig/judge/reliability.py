@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 from scipy import special
@@ -55,10 +55,7 @@ from evalsig.data.provenance import Provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import ConfidenceInterval, as_generator, check_confidence_level
 from evalsig.judge._input import check_label_set
-from evalsig.report.summary import Shown
-
-if TYPE_CHECKING:
-    from evalsig.report.summary import Summary
+from evalsig.result import Result
 
 __all__ = [
     "AlphaMetric",
@@ -155,9 +152,11 @@ def _frame(coefficients: list[Reliability]) -> Any:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RaterAgreement(Shown):
+class RaterAgreement(Result):
     """Agreement among several raters per item (JSON kind ``"rater-agreement"``):
     Krippendorff's alpha, and Fleiss' kappa when every item has every rating."""
+
+    kind: ClassVar[str] = "rater-agreement"
 
     n_items: int
     """Items given (alpha uses those with two ratings or more: its ``n_items``)."""
@@ -193,11 +192,6 @@ class RaterAgreement(Shown):
         """One row per coefficient (Fleiss' kappa when defined, Krippendorff's alpha), the
         columns of :meth:`Reliability.to_frame`."""
         return _frame([c for c in (self.fleiss_kappa, self.krippendorff_alpha) if c is not None])
-
-    def summary(self) -> Summary:
-        from evalsig.report.agreement import rater_agreement_summary
-
-        return rater_agreement_summary(self.to_dict())
 
 
 def rater_agreement(

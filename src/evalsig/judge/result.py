@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, ClassVar, Literal
 
 from scipy import special
 
@@ -16,9 +16,7 @@ from evalsig.inference._common import (
     check_alternative,
     check_confidence_level,
 )
-
-if TYPE_CHECKING:
-    from evalsig.report.summary import Summary
+from evalsig.result import Tested
 
 __all__ = ["JudgeMethod", "JudgeResult", "LabelBound", "NormalEstimate", "normal_interval"]
 
@@ -96,7 +94,7 @@ class NormalEstimate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class JudgeResult:
+class JudgeResult(Tested):
     """A judge's scores corrected with human labels: the estimate, its interval, and the
     judge-only and human-only estimates beside it for comparison.
 
@@ -105,6 +103,8 @@ class JudgeResult:
     (``rogan_gladen``). ``naive`` is the judge alone (biased when the judge is); ``classical``
     the human labels alone (unbiased, wider).
     """
+
+    kind: ClassVar[str] = "judge"
 
     estimate: float
     se: float
@@ -199,27 +199,6 @@ class JudgeResult:
             },
             attrs={"estimand": self.estimand, "lambda": self.lambda_},
         )
-
-    def summary(self) -> Summary:
-        """The result as a two-column table (``.as_text()``, ``.as_latex()``, ...)."""
-        from evalsig.report.judge import summary
-
-        return summary(self.to_dict())
-
-    def __str__(self) -> str:
-        from evalsig.report.judge import as_text
-
-        return as_text(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.judge import as_markdown
-
-        return as_markdown(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
 
 
 def _ci_dict(ci: ConfidenceInterval, where: str, nulls: dict[str, str]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from evalsig.inference.multiplicity import adjust
 from evalsig.leaderboard.intervals import ScoreIntervals, score_intervals
 from evalsig.leaderboard.ranking import rank_intervals, tie_groups
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
+from evalsig.result import Result
 
 __all__ = [
     "Leaderboard",
@@ -34,8 +35,10 @@ Correction = Literal["holm", "bh"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class Leaderboard:
+class Leaderboard(Result):
     """Models ranked by score, with every pairwise test and the ranks the data support."""
+
+    kind: ClassVar[str] = "leaderboard"
 
     models: tuple[str, ...]
     """Ranked best first."""
@@ -202,21 +205,6 @@ class Leaderboard:
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls | ({} if self.seed is not None else {"seed": self._no_seed()}),
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.leaderboard import as_text
-
-        return as_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.leaderboard import as_markdown
-
-        return as_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row per model, best first: rank, model, score, score_low, score_high (its

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from evalsig.inference._cr2 import cr2
 from evalsig.inference.proportion import ProportionMethod, proportion_bounds
 
 __all__ = ["ScoreIntervals", "aggregate_intervals", "score_intervals"]
@@ -128,15 +129,10 @@ def aggregate_intervals(
 def _cluster_intervals(
     sizes: np.ndarray, totals: np.ndarray, mean: np.ndarray, level: float
 ) -> ScoreIntervals:
-    """CR2 of each model's mean from its cluster sizes and totals ``(G, M)``, on the
-    degrees of freedom of :func:`~evalsig.inference._cluster.bell_mccaffrey_df`."""
-    n = sizes.sum(axis=0)
+    """CR2 of each model's mean from its cluster sizes and totals ``(G, M)``, on
+    Bell-McCaffrey degrees of freedom (:func:`evalsig.inference._cr2.cr2`)."""
     residual = totals - sizes * mean[None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt(np.sum(residual**2 / ((n - sizes) / n), axis=0)) / n
-        w = sizes / n  # bell_mccaffrey_df over models at once; empty clusters add 0
-        b = w * w / (1.0 - w)
-        df = 1.0 / (np.sum(w * w, axis=0) - np.sum(b * b, axis=0) + np.sum(b, axis=0) ** 2)
+    se, df = cr2(sizes.T, residual.T)  # a model absent from a cluster: size 0, adds nothing
     low, high = _t_bounds(mean, se, df, level)
     reason = (
         f"score intervals: {100 * level:g}% cluster-robust intervals (CR2, Bell-McCaffrey "

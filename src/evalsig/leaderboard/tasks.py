@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import stats
@@ -23,13 +23,16 @@ from evalsig.leaderboard.board import (
     leaderboard_from_tests,
 )
 from evalsig.leaderboard.intervals import aggregate_intervals, score_intervals
+from evalsig.result import Result
 
 __all__ = ["TaskLeaderboards", "leaderboard_tasks"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class TaskLeaderboards:
+class TaskLeaderboards(Result):
     """One leaderboard per task, and the aggregate over tasks."""
+
+    kind: ClassVar[str] = "leaderboard-tasks"
 
     tasks: dict[str, Leaderboard]
     aggregate: Leaderboard
@@ -41,21 +44,6 @@ class TaskLeaderboards:
             "aggregate": self.aggregate.to_dict(),
             "tasks": [board.to_dict() for board in self.tasks.values()],
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.leaderboard import tasks_text
-
-        return tasks_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.leaderboard import tasks_markdown
-
-        return tasks_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """Each task's leaderboard rows under one another: task, then the columns of

@@ -126,7 +126,7 @@ def _gap(g: SelfReportGap | None) -> dict[str, Any] | None:
 def synthesis_dict(result: SynthesisResult, schema_version: int) -> dict[str, Any]:
     """The strict-JSON layout; every null has its reason in a ``nulls`` beside it."""
     nulls: dict[str, str] = {}
-    summary = result.summary()
+    summary = result.overview()
     reasons = {
         "median_i2": "no cell has 2 or more reports",
         "median_half_width": "no cell has 3 or more reports, or the bootstrap was off",

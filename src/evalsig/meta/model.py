@@ -6,7 +6,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from scipy import optimize, special
@@ -26,6 +26,7 @@ from evalsig.meta._validate import (
     effect_vectors,
 )
 from evalsig.meta.estimators import generalized_q, tau2_batch
+from evalsig.result import Tested
 
 __all__ = ["I2Basis", "MetaResult", "random_effects"]
 
@@ -76,12 +77,14 @@ def critical(confidence_level: float, df: int | None) -> float:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class MetaResult:
+class MetaResult(Tested):
     """A random-effects (or fixed-effect) meta-analysis of one set of reports.
 
     Intervals whose ends are NaN could not be computed; ``notes`` says why (and
     ``to_dict()["nulls"]`` names each missing value with its reason).
     """
+
+    kind: ClassVar[str] = "random-effects"
 
     mu: float
     """The pooled estimate (inverse-variance weighted mean with weights 1/(v_i + tau^2))."""
@@ -215,21 +218,6 @@ class MetaResult:
             none = "HKSJ needs k - 1 >= 1 degrees of freedom"
             reasons.update(dict.fromkeys(("se", "ci", "statistic", "pvalue", "hksj_scale"), none))
         return reasons
-
-    def __str__(self) -> str:
-        from evalsig.report.meta import random_effects_text
-
-        return random_effects_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.meta import random_effects_markdown
-
-        return random_effects_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row per report, in input order: label, estimate, se, weight (percent).

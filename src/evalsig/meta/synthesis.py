@@ -9,7 +9,7 @@ import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from evalsig.meta.estimators import tau2_batch
 from evalsig.meta.model import I2Basis, MetaResult, random_effects
 from evalsig.meta.regression import MetaRegressionResult, meta_regression
 from evalsig.meta.reports import ReportTable, Scale, read_reports
+from evalsig.result import Result
 
 __all__ = [
     "BenchmarkBoard",
@@ -164,8 +165,10 @@ class SelfReportGap:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class SynthesisResult:
+class SynthesisResult(Result):
     """The meta-analytic synthesis of a table of published benchmark scores."""
+
+    kind: ClassVar[str] = "meta-analysis"
 
     cells: tuple[CellResult, ...]
     leaderboards: tuple[BenchmarkBoard, ...]
@@ -194,8 +197,9 @@ class SynthesisResult:
                 return c
         raise DataError(f"no reports for model {model!r} on benchmark {benchmark!r}.")
 
-    def summary(self) -> dict[str, float | int | None]:
-        """Medians over cells: I^2 (k >= 2) and bootstrap half-widths (k >= 3)."""
+    def overview(self) -> dict[str, float | int | None]:
+        """Medians over cells: I^2 (k >= 2) and bootstrap half-widths (k >= 3); the JSON
+        form's ``summary`` (:meth:`summary` is the result's table, as for every result)."""
         i2 = [c.meta.i2 for c in self.cells if c.meta.k >= 2 and math.isfinite(c.meta.i2)]
         boot = [c.bootstrap for c in self.cells if c.meta.k >= 3 and c.bootstrap is not None]
         synth = [b.synthesized for b in boot if math.isfinite(b.synthesized)]
@@ -217,21 +221,6 @@ class SynthesisResult:
         nulls = document.pop("nulls")
         provenance = None if self.provenance is None else self.provenance.to_dict()
         return document | {"provenance": provenance, "nulls": nulls}
-
-    def __str__(self) -> str:
-        from evalsig.report.meta import as_text
-
-        return as_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.meta import as_markdown
-
-        return as_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row per (model, benchmark) cell, in the result's order: model, benchmark, k,

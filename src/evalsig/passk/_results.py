@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from evalsig.inference._common import (
 )
 from evalsig.inference.passk import Estimator, Ties
 from evalsig.passk._input import estimator_name
+from evalsig.result import Result
 
 __all__ = ["PassAtKComparison", "PassAtKEstimate", "PassAtKResult", "PassAtKTest"]
 
@@ -99,16 +100,14 @@ class PassAtKTest(PairedDecision):
     )
 
 
-class _Rows:
-    """What both results share: ``result[k]``, rows as JSON and as a frame, renderings."""
+class _Rows(Result):
+    """What both results share: ``result[k]``, rows as JSON and as a frame."""
 
     __slots__ = ()
     rows: tuple[Any, ...]
     seed: int | None
     notes: tuple[str, ...]
     provenance: Provenance | None
-    _VIEWS: tuple[str, str] = ("", "")
-    """The text and markdown renderers in :mod:`evalsig.report.passk`."""
     to_dict: Callable[[], dict[str, Any]]
     """Each result's JSON document (defined by the result)."""
 
@@ -161,21 +160,6 @@ class _Rows:
                 columns[name] = floats(getattr(r, name) for r in self.rows)
         return data_frame(columns)
 
-    def __str__(self) -> str:
-        from evalsig.report import passk
-
-        return str(getattr(passk, self._VIEWS[0])(self.to_dict()))
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report import passk
-
-        return str(getattr(passk, self._VIEWS[1])(self.to_dict()))
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
 
 def _row_dict(row: Any, where: str, nulls: dict[str, str]) -> dict[str, Any]:
     """A row's public fields as strict JSON (NaN and infinities as null, said in ``nulls``)."""
@@ -218,7 +202,7 @@ class PassAtKResult(_Rows):
     task_ids: np.ndarray | None = field(default=None, repr=False, compare=False)
     n: np.ndarray = field(repr=False, compare=False)
     c: np.ndarray = field(repr=False, compare=False)
-    _VIEWS = ("estimates_text", "estimates_markdown")
+    kind: ClassVar[str] = "pass-at-k"
 
     def to_dict(self) -> dict[str, Any]:
         """Strict-JSON fields; nulls are explained under ``nulls``."""
@@ -265,7 +249,7 @@ class PassAtKComparison(_Rows):
     seed: int | None = None
     notes: tuple[str, ...] = ()
     provenance: Provenance | None = None
-    _VIEWS = ("comparison_text", "comparison_markdown")
+    kind: ClassVar[str] = "pass-at-k-comparison"
 
     def to_dict(self) -> dict[str, Any]:
         """Strict-JSON fields; nulls are explained under ``nulls``."""

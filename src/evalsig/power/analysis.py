@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,13 +41,16 @@ from evalsig.power.paired_t import (
 )
 from evalsig.power.results import Method, SampleSize, ratio
 from evalsig.power.unpaired import UnpairedShortcut, unpaired_shortcut_sample_size
+from evalsig.result import Result
 
 __all__ = ["PowerAnalysis", "power_analysis", "power_analysis_paired"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PowerAnalysis:
+class PowerAnalysis(Result):
     """Required items, power and MDE at ``n``, a power curve, and the alternatives."""
+
+    kind: ClassVar[str] = "power"
 
     sample_size: SampleSize
     n: int | None
@@ -91,21 +94,6 @@ class PowerAnalysis:
             "nulls": nulls,
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.power import power_text
-
-        return power_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.power import power_markdown
-
-        return power_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """The power curve: n (items, int64), power. The runs trade-off is

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from evalsig.inference.multiplicity import Method as Correction
 from evalsig.inference.multiplicity import adjust
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
 from evalsig.progress import report
+from evalsig.result import Result
 
 __all__ = ["BenchmarkResolution", "PairResolution", "benchmark_resolution"]
 
@@ -79,8 +80,10 @@ class PairResolution:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class BenchmarkResolution:
+class BenchmarkResolution(Result):
     """Resolution of every compared pair, with counts and their category-bootstrap spread."""
+
+    kind: ClassVar[str] = "benchmark-resolution"
 
     models: tuple[str, ...]
     """Models in ranking order, best first."""
@@ -175,21 +178,6 @@ class BenchmarkResolution:
             "nulls": nulls,
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.power import benchmark_text
-
-        return benchmark_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.power import benchmark_markdown
-
-        return benchmark_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row per compared pair: baseline, candidate, n_items, effect, p01, p10, sd,

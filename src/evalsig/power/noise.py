@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from evalsig.errors import DataError, examples
 from evalsig.power._common import check_alpha, check_power, check_runs
 from evalsig.power.mde import minimum_detectable_effect
 from evalsig.power.paired_t import RunsTradeoff, paired_t_detectable_effect, runs_tradeoff
+from evalsig.result import Result
 
 __all__ = ["DesignOption", "ModelNoise", "NoiseResult", "benchmark_noise"]
 
@@ -80,8 +81,10 @@ class DesignOption:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NoiseResult:
+class NoiseResult(Result):
     """Noise diagnostics of one benchmark over a set of models."""
+
+    kind: ClassVar[str] = "benchmark-noise"
 
     models: tuple[ModelNoise, ...]
     n_items: int
@@ -236,22 +239,6 @@ class NoiseResult:
                 "mde": floats(o.mde for o in rows),
             }
         )
-
-    def __str__(self) -> str:
-        from evalsig.report.noise import noise_text
-
-        return noise_text(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.noise import noise_markdown
-
-        return noise_markdown(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        import evalsig.report.noise  # noqa: F401  (registers the section)
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import optimize, special, stats
@@ -30,6 +30,7 @@ from evalsig.power._common import (
     sided_alpha,
 )
 from evalsig.power.results import SampleSize
+from evalsig.result import Result
 
 __all__ = [
     "RunsTradeoff",
@@ -228,8 +229,10 @@ def variance_components(paired: PairedScores, /) -> VarianceComponents:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RunsTradeoff:
+class RunsTradeoff(Result):
     """Items needed at each number of runs, and the evaluations that costs."""
+
+    kind: ClassVar[str] = "runs-tradeoff"
 
     effect: float
     sd_between: float

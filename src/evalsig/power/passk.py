@@ -20,7 +20,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,14 +44,17 @@ from evalsig.passk._input import TooFewSamples, check_too_few, labeller, paired_
 from evalsig.power._common import check_alpha, check_effect, check_power
 from evalsig.power.paired_t import paired_t_sample_size
 from evalsig.power.results import SampleSize
+from evalsig.result import Result
 
 __all__ = ["PassAtKPlan", "pass_at_k_power", "pass_at_k_sample_size", "plan_from_components"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PassAtKPlan:
+class PassAtKPlan(Result):
     """Tasks the paired test of pass@k needs at each number of samples per task, and the
     model calls that costs."""
+
+    kind: ClassVar[str] = "pass-at-k-power"
 
     estimator: Estimator
     k: int
@@ -148,21 +151,6 @@ class PassAtKPlan:
             },
             attrs={"n_limit": self.n_limit},
         )
-
-    def __str__(self) -> str:
-        from evalsig.report.passk import plan_text
-
-        return plan_text(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.passk import plan_markdown
-
-        return plan_markdown(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
 
 
 def pass_at_k_power(

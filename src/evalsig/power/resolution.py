@@ -9,7 +9,7 @@ design effect inflates ``N*``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -34,13 +34,16 @@ from evalsig.power.paired_t import (
     variance_components,
 )
 from evalsig.power.results import ratio
+from evalsig.result import Result
 
 __all__ = ["Resolution", "resolution", "resolution_from_rates", "resolution_paired"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Resolution:
+class Resolution(Result):
     """Whether a paired comparison of ``n_items`` items resolves its observed difference."""
+
+    kind: ClassVar[str] = "resolution"
 
     n_items: int
     effect: float
@@ -115,21 +118,6 @@ class Resolution:
             "nulls": nulls,
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.power import resolution_text
-
-        return resolution_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.power import resolution_markdown
-
-        return resolution_markdown(self.to_dict())
 
 
 def resolution(

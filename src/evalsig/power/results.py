@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.inference._common import Alternative
+from evalsig.result import Result
 
 __all__ = ["Method", "SampleSize"]
 
@@ -15,8 +16,10 @@ Method = Literal["normal", "exact", "score"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SampleSize:
+class SampleSize(Result):
     """Items needed to detect an effect, with the inputs that produced the number."""
+
+    kind: ClassVar[str] = "sample-size"
 
     n: float
     """The solution of the power equation (unrounded for closed forms); ``inf`` when no
@@ -57,21 +60,6 @@ class SampleSize:
             "notes": list(self.notes),
             "nulls": nulls,
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.power import sample_size_text
-
-        return sample_size_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.power import sample_size_markdown
-
-        return sample_size_markdown(self.to_dict())
 
     def __float__(self) -> float:
         return self.n

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from scipy import optimize, stats
 
@@ -20,6 +20,7 @@ from evalsig.inference._common import Alternative, check_alternative
 from evalsig.power._common import check_alpha, check_power, check_rates, z_alpha, z_power
 from evalsig.power.mcnemar import mcnemar_sample_size
 from evalsig.power.results import ratio
+from evalsig.result import Result
 
 __all__ = ["UnpairedShortcut", "cohens_h", "unpaired_shortcut_sample_size"]
 
@@ -37,8 +38,10 @@ def cohens_h(p_baseline: float, p_candidate: float) -> float:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UnpairedShortcut:
+class UnpairedShortcut(Result):
     """The unpaired calculator's numbers and how far they are from the paired N*."""
+
+    kind: ClassVar[str] = "unpaired-shortcut"
 
     p_baseline: float
     p_candidate: float

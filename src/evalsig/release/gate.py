@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from scipy import optimize
@@ -48,6 +48,7 @@ from evalsig.release.registration import (
     check_registration,
     read_registration,
 )
+from evalsig.result import Result
 
 __all__ = ["GateResult", "TaskVerdict", "Verdict", "gate"]
 
@@ -80,8 +81,10 @@ class TaskVerdict:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GateResult:
+class GateResult(Result):
     """The gate's decision over the family, with everything a reviewer needs to check it."""
+
+    kind: ClassVar[str] = "gate"
 
     policy: GatePolicy
     tasks: tuple[TaskVerdict, ...]
@@ -183,21 +186,6 @@ class GateResult:
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "nulls": nulls,
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.gate import as_text
-
-        return as_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.gate import as_markdown
-
-        return as_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row per task of the family: task, claim, margin, direction, threshold,

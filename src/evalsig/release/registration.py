@@ -14,12 +14,13 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from evalsig import __version__
 from evalsig._documents import clip, load_json, read_text, short
 from evalsig.errors import DataError
 from evalsig.release.policy import GatePolicy
+from evalsig.result import Result
 
 __all__ = [
     "Registration",
@@ -36,8 +37,10 @@ MAX_RECORD_BYTES = 4 << 20
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Registration:
+class Registration(Result):
     """The record written at registration time."""
+
+    kind: ClassVar[str] = "gate-registration"
 
     policy_name: str
     policy_digest: str

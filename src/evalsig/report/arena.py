@@ -9,9 +9,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evalsig._frame import markdown_table
 from evalsig.report import svg
 from evalsig.report.formatting import name_cell, number_cell
+from evalsig.report.markdown import markdown_table
 from evalsig.report.provenance import compared
 from evalsig.report.summary import Summary
 

@@ -6,17 +6,17 @@ Working from the JSON means a saved result renders exactly as a fresh one:
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from evalsig.report import formatting as fmt
+from evalsig.report.markdown import md
 from evalsig.report.provenance import compared
 from evalsig.report.provenance import title as models_title
 from evalsig.report.summary import Summary
 
-__all__ = ["as_html", "as_markdown", "as_text", "one_line", "resolution", "verdict"]
+__all__ = ["as_markdown", "as_text", "md", "one_line", "resolution", "verdict"]
 
 Result = Mapping[str, Any]
 
@@ -151,15 +151,6 @@ def as_text(r: Result) -> str:
     return "\n".join(lines)
 
 
-def md(text: str) -> str:
-    """Escape a string for markdown (tables included): it renders as the literal text, on
-    one line (LF, CR and CRLF, each a line ending in markdown, become a space)."""
-    escaped = html.escape(text, quote=False)
-    for char in "\\`*_[]|<>#~":
-        escaped = escaped.replace(char, "\\" + char)
-    return escaped.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
-
-
 def as_markdown(r: Result, *, title: str | None = None) -> str:
     """The reporting template for a paper or pull request: claim, method, N, estimate with
     CI, p-value, resolution, what was compared, and a verdict that does not overstate the
@@ -201,10 +192,3 @@ def summary(r: Result, *, title: str | None = None) -> Summary:
         rows=tuple(rows),
         notes=tuple(r["notes"]),
     )
-
-
-def as_html(r: Result) -> str:
-    """An HTML fragment for notebooks (the full report page adds a plot)."""
-    from evalsig.report.html import fragment
-
-    return fragment(r)

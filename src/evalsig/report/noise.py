@@ -7,9 +7,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evalsig._frame import markdown_table, markdown_text
 from evalsig.report import svg
 from evalsig.report.formatting import name_cell, number_cell
+from evalsig.report.markdown import markdown_table, markdown_text
 from evalsig.report.provenance import compared
 
 __all__ = ["MODEL_HEADER", "OPTION_HEADER", "noise_markdown", "noise_summary", "noise_text"]

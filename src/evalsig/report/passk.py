@@ -13,10 +13,10 @@ from typing import Any
 
 from markupsafe import Markup
 
-from evalsig._frame import markdown_table
 from evalsig.report import svg
 from evalsig.report.comparison import md, verdict
 from evalsig.report.formatting import difference, name_cell, number_cell, pvalue, score
+from evalsig.report.markdown import markdown_table
 from evalsig.report.provenance import compared, models
 from evalsig.report.provenance import title as models_title
 

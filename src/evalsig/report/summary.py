@@ -9,9 +9,13 @@ medium it lands in, so a name cannot break a table, inject HTML or stop LaTeX.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Shown", "Summary", "latex_text"]
+from evalsig.report.markdown import md
+
+__all__ = ["Shown", "Summary", "generic", "latex_text"]
 
 _LATEX = {
     "\\": r"\textbackslash{}",
@@ -50,8 +54,6 @@ class Summary:
         return "\n".join(lines + [f"note: {note}" for note in self.notes])
 
     def as_markdown(self) -> str:
-        from evalsig.report.comparison import md
-
         out = [f"### {md(self.title)}", ""] if self.title else []
         out += [f"**{md(self.verdict)}**", "", "| | |", "|---|---|"]
         out += [f"| {md(label)} | {md(value)} |" for label, value in self.rows]
@@ -122,3 +124,52 @@ class Shown:
 
     def _repr_html_(self) -> str:
         return self.summary().as_html()
+
+
+_LEFT_OUT = ("kind", "schema_version", "notes", "nulls", "provenance", "seed")
+
+
+def generic(document: Mapping[str, Any]) -> Summary:
+    """The summary of a result whose kind has no table of its own: its verdict (the first
+    line of its text), then each top-level number, flag or word of its JSON form (an
+    interval as "low to high"), and its notes.
+
+    >>> table = generic({"kind": "x", "estimate": 0.123456, "ci": {"low": 0.1, "high": None,
+    ...     "confidence_level": 0.95}, "rows": [], "notes": ["n"]})
+    >>> table.title, table.rows, table.notes
+    ('x result', (('estimate', '0.1235'), ('ci', '0.1 to +inf (95%)')), ('n',))
+    """
+    rows = []
+    for name, value in document.items():
+        shown = _scalar(value)
+        if name not in _LEFT_OUT and shown is not None:
+            rows.append((name, shown))
+    notes = document.get("notes") or ()
+    return Summary(
+        title=f"{document.get('kind', 'unknown')} result",
+        verdict=_first_line(document),
+        rows=tuple(rows),
+        notes=tuple(str(note) for note in notes),
+    )
+
+
+def _scalar(value: Any) -> str | None:
+    """A field's value on one line, or None for a field that is a table or a list."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return None if value is None else str(value)
+    if isinstance(value, int | float):
+        return f"{value:.4g}"
+    if isinstance(value, Mapping) and {"low", "high", "confidence_level"} <= set(value):
+        low, high = _scalar(value["low"]) or "-inf", _scalar(value["high"]) or "+inf"
+        return f"{low} to {high} ({value['confidence_level']:.0%})"
+    return None
+
+
+def _first_line(document: Mapping[str, Any]) -> str:
+    from evalsig.result import render
+
+    try:
+        text = str(render(document, "text"))
+    except ValueError:  # a kind without a text view
+        return ""
+    return text.strip().splitlines()[0] if text.strip() else ""

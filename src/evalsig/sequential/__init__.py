@@ -10,7 +10,6 @@ it excludes 0, with the error rate still bounded by 1 - ``confidence_level``.
 ('candidate better', 25)
 """
 
-import evalsig.report.sequential  # noqa: F401  (registers the HTML view of the results)
 from evalsig.sequential._input import Method
 from evalsig.sequential.bernstein import stitched_boundary
 from evalsig.sequential.monitor import SequentialMonitor, confidence_sequence

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.provenance import Provenance
 from evalsig.inference._common import Alternative
+from evalsig.result import Result
 from evalsig.sequential._input import Method
 
 __all__ = ["SequencePath", "SequentialResult", "Status"]
@@ -62,13 +63,15 @@ class SequencePath:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SequentialResult:
+class SequentialResult(Result):
     """An anytime-valid confidence sequence for the mean paired difference, at item ``n``.
 
     With probability at least ``confidence_level``, the interval contains the true mean
     difference at *every* ``n`` simultaneously, so it may be checked after every item and
     the stream stopped whenever it excludes 0, without inflating the error rate.
     """
+
+    kind: ClassVar[str] = "sequential"
 
     method: Method
     alternative: Alternative
@@ -121,21 +124,6 @@ class SequentialResult:
             "nulls": nulls,
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.sequential import as_text
-
-        return as_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.sequential import as_markdown
-
-        return as_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """The path, every checkpoint (not thinned as in ``to_dict()``): n, estimate, lower,

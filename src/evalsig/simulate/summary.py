@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from evalsig.comparison import ComparisonResult, compare
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.power import design_effect, mcnemar_power, paired_t_power
+from evalsig.result import Result
 from evalsig.simulate.design import MixtureDesign
 from evalsig.simulate.fitted import design_inputs
 from evalsig.simulate.models import Design, SimulatedModels, simulate_models
@@ -142,8 +143,10 @@ class PairSummary:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class SimulationReport:
+class SimulationReport(Result):
     """One simulated benchmark described, and the power its design gives."""
+
+    kind: ClassVar[str] = "simulation"
 
     design: Design
     seed: int
@@ -226,21 +229,6 @@ class SimulationReport:
             "nulls": nulls,
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
         }
-
-    def __str__(self) -> str:
-        from evalsig.report.audit import simulation_text
-
-        return simulation_text(self.to_dict())
-
-    def _repr_html_(self) -> str:
-        from evalsig.report.html import fragment
-
-        return fragment(self.to_dict())
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.audit import simulation_markdown
-
-        return simulation_markdown(self.to_dict())
 
     def to_frame(self) -> Any:
         """One row per simulated model: name, true_accuracy, observed_accuracy, per_run_sd,

@@ -147,7 +147,7 @@ class IngestReport:
         )
 
     def _repr_markdown_(self) -> str:
-        from evalsig._frame import markdown_table
+        from evalsig.report.markdown import markdown_table
 
         rows = [
             [s.status, s.path, f"{s.n_rows:,}", ", ".join(s.models), ", ".join(s.tasks)]

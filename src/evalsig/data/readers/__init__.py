@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeGuard
 
-from evalsig import plugins
+from evalsig import _plugins as plugins
 from evalsig.data.provenance import prefetch_hashes
 from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
 from evalsig.data.readers.base import Reader, ReadOptions
