@@ -35,8 +35,8 @@ test: $(VENV)/.installed-dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	@log=$$(mktemp); $(MKDOCS) >"$$log" 2>&1; status=$$?; grep -v '^INFO' "$$log"; \
-	  rm -f "$$log"; exit $$status
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	  mv -f "$$log" site/build.log 2>/dev/null || rm -f "$$log"; exit $$status
+	EVALSIG_BUILT_SITE=site $(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(VENV)/.installed-dev
 	$(PIP) install -r benchmarks/requirements.txt
