@@ -20,13 +20,13 @@ import numpy as np
 from _util import best_time
 from evalsig.data.models import ModelScores
 from evalsig.distributed import dask_executor
+from evalsig.inference._pair_sums import pair_blocks
 from evalsig.leaderboard import (
     Leaderboard,
     leaderboard,
     leaderboard_from_columns,
     write_score_columns,
 )
-from evalsig.leaderboard._sums import pair_blocks
 
 
 def _scores(m: int, n: int, binary: bool) -> ModelScores:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from evalsig.errors import DataError
+from evalsig.inference._pair_sums import zero_one_sums
 from evalsig.inference.allpairs import (
     ITEM_BLOCK,
     MODEL_BLOCK,
@@ -31,8 +32,7 @@ from evalsig.inference.allpairs import (
     tile_sums,
     tiles,
 )
-from evalsig.leaderboard._sums import zero_one_sums
-from evalsig.leaderboard.ranking import ranks_of_chunk
+from evalsig.inference.ranking import ranks_of_chunk
 
 __all__ = ["DaskExecutor", "Executor", "dask_executor", "executor_for", "local"]
 
@@ -58,7 +58,7 @@ class Executor:
         """``(G, 4, M, M)`` pairwise sums (see :func:`evalsig.inference.allpairs.pair_sums`).
 
         With the default blocking, complete 0/1 scores without clusters take one float32
-        product here (see :func:`evalsig.leaderboard._sums.zero_one_sums`): their counts
+        product here (see :func:`evalsig.inference._pair_sums.zero_one_sums`): their counts
         are exact, so the blocking cannot change them. Other scores are split into tiles.
         """
         if codes is None and (item_block, model_block) == (ITEM_BLOCK, MODEL_BLOCK):
@@ -93,7 +93,7 @@ class Executor:
         seed: np.random.SeedSequence,
     ) -> np.ndarray:
         """``(M, n_resamples)`` bootstrap ranks, chunk by chunk (see
-        :func:`evalsig.leaderboard.ranking.bootstrap_ranks`)."""
+        :func:`evalsig.inference.ranking.bootstrap_ranks`)."""
         n_chunks = -(-n_resamples // CHUNK)
         pieces = [
             (min(CHUNK, n_resamples - k * CHUNK), child)

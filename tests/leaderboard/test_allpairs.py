@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from evalsig.data.models import ModelScores, align_models
 from evalsig.data.provenance import without_time
 from evalsig.distributed import Executor, local
+from evalsig.inference._pair_sums import zero_one_sums
 from evalsig.inference.allpairs import ITEM_BLOCK, pair_statistics, pair_sums
 from evalsig.leaderboard import leaderboard
-from evalsig.leaderboard._sums import zero_one_sums
 
 
 @settings(max_examples=40)

@@ -13,6 +13,7 @@ from evalsig.data.models import ModelScores
 from evalsig.data.provenance import without_time
 from evalsig.errors import DataError
 from evalsig.inference import allpairs
+from evalsig.inference._pair_sums import PairBlock, assemble_blocks, pair_blocks
 from evalsig.leaderboard import (
     Leaderboard,
     leaderboard,
@@ -20,7 +21,6 @@ from evalsig.leaderboard import (
     open_score_columns,
     write_score_columns,
 )
-from evalsig.leaderboard._sums import PairBlock, assemble_blocks, pair_blocks
 from evalsig.leaderboard.columns import pair_block_sums
 
 pytest.importorskip("pyarrow", reason="score columns are Parquet files: pip install pyarrow")

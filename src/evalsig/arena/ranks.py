@@ -1,5 +1,5 @@
 r"""Simultaneous intervals of all pairwise score differences (max-T), and from them rank
-intervals and tie groups (the machinery of :mod:`evalsig.leaderboard.ranking`).
+intervals and tie groups (the machinery of :mod:`evalsig.inference.ranking`).
 
 For estimated scores ``s`` with covariance ``V``, the difference ``s_i - s_j`` has standard
 error ``se_ij = sqrt(V_ii + V_jj - 2 V_ij)``. The critical value ``c`` is the
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalsig.leaderboard.ranking import rank_intervals, tie_groups
+from evalsig.inference.ranking import rank_intervals, tie_groups
 
 __all__ = ["Ranks", "simultaneous_ranks"]
 

@@ -1,5 +1,6 @@
 """Leaderboards with honest ranks: all-pairs paired tests, tie groups and rank intervals."""
 
+from evalsig.inference.ranking import bootstrap_ranks, rank_intervals, tie_groups
 from evalsig.leaderboard.board import Leaderboard, leaderboard
 from evalsig.leaderboard.columns import (
     ScoreColumns,
@@ -7,7 +8,6 @@ from evalsig.leaderboard.columns import (
     open_score_columns,
     write_score_columns,
 )
-from evalsig.leaderboard.ranking import bootstrap_ranks, rank_intervals, tie_groups
 from evalsig.leaderboard.tasks import TaskLeaderboards, leaderboard_tasks
 
 __all__ = [

@@ -17,8 +17,8 @@ from evalsig.inference._common import check_confidence_level
 from evalsig.inference._ttest import ADJUSTED_BELOW
 from evalsig.inference.allpairs import PairTests, model_means, model_shapes, pair_tests
 from evalsig.inference.multiplicity import adjust
+from evalsig.inference.ranking import rank_intervals, tie_groups
 from evalsig.leaderboard.intervals import ScoreIntervals, score_intervals
-from evalsig.leaderboard.ranking import rank_intervals, tie_groups
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
 from evalsig.result import Result
 

@@ -37,8 +37,8 @@ from evalsig.data.models import ModelScores, align_models, check_clusters
 from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import provenance
 from evalsig.errors import DataError
+from evalsig.inference._pair_sums import PairBlock, Sums, assemble_blocks, block_sums, pair_blocks
 from evalsig.inference.allpairs import MAX_ITEM_BLOCK
-from evalsig.leaderboard._sums import PairBlock, Sums, assemble_blocks, block_sums, pair_blocks
 from evalsig.leaderboard.board import (
     Correction,
     Leaderboard,
@@ -291,7 +291,7 @@ def pair_block_sums(source: ScoreColumns, block: PairBlock, /) -> Sums:
     """The pairwise sums of one block and of its mirror, its models read from their files.
 
     The task a worker runs: its arguments are names and positions, its result the
-    block's sums (see :func:`evalsig.leaderboard._sums.block_sums`).
+    block's sums (see :func:`evalsig.inference._pair_sums.block_sums`).
     """
     models = list(range(block.rows.start, block.rows.stop))
     if not block.diagonal:
@@ -332,7 +332,7 @@ def leaderboard_from_columns(
     Equal to ``leaderboard(scores, task=..., correction=..., alpha=..., power=...)`` of
     the scores written, bit for bit, whatever ``model_block`` and wherever the blocks
     run: the blocks nest in the default tiles of the in-memory sums and repeat their
-    arithmetic (see :mod:`evalsig.leaderboard._sums`). Only the blocks on and above the
+    arithmetic (see :mod:`evalsig.inference._pair_sums`). Only the blocks on and above the
     diagonal are tasks; each also gives its mirror below, from the same products. No
     bootstrap: it resamples the items of every model at once.
 

@@ -1,99 +1,14 @@
-"""Honest ranks from pairwise tests: tie groups, simultaneous rank intervals, bootstrap ranks.
+"""Deprecated: the ranking machinery is :mod:`evalsig.inference.ranking` (leaderboards,
+arenas, syntheses and resolution share it). This name goes in the next release."""
 
-With all pairwise differences tested under family-wise error control, a model's rank can be
-pinned to ``[1 + #models significantly better, M - #models significantly worse]``; when no
-test in the family errs, which happens with probability at least 1 - alpha, every model's
-true rank lies in its interval at once (Holm et al.; Al Mohamad, Goeman & van Zwet 2022).
-"""
+import warnings
 
-from __future__ import annotations
+from evalsig.inference.ranking import *  # noqa: F403
+from evalsig.inference.ranking import __all__  # noqa: F401
 
-from collections.abc import Sequence
-
-import numpy as np
-from scipy import stats
-
-from evalsig.inference._exact import times_counts
-
-__all__ = ["bootstrap_ranks", "rank_intervals", "tie_groups"]
-
-
-def rank_intervals(better: np.ndarray, /) -> tuple[np.ndarray, np.ndarray]:
-    """Rank sets from a significance matrix: ``better[a, b]`` = a significantly beats b.
-
-    Returns ``(low, high)``: 1-based best and worst possible ranks of each model.
-
-    >>> better = np.array([[False, True, True], [False, False, False], [False, False, False]])
-    >>> low, high = rank_intervals(better)
-    >>> low.tolist(), high.tolist()
-    ([1, 2, 2], [1, 3, 3])
-    """
-    m = len(better)
-    low = 1 + better.sum(axis=0)
-    high = m - better.sum(axis=1)
-    return low.astype(np.int64), high.astype(np.int64)
-
-
-def tie_groups(order: Sequence[int], separated: np.ndarray, /) -> list[list[int]]:
-    """Consecutive groups of the ranking that the tests cannot separate.
-
-    Walking down the ranking, a model joins the current group unless it is significantly
-    worse than the group's leader (``separated[a, b]``: a and b differ significantly);
-    then it opens a new group. Every member of a group is thus inseparable from its leader.
-
-    >>> sep = np.zeros((4, 4), dtype=bool); sep[0, 2] = sep[2, 0] = True
-    >>> tie_groups([0, 1, 2, 3], sep)
-    [[0, 1], [2, 3]]
-    """
-    groups: list[list[int]] = []
-    for model in order:
-        if groups and not separated[groups[-1][0], model]:
-            groups[-1].append(int(model))
-        else:
-            groups.append([int(model)])
-    return groups
-
-
-def bootstrap_ranks(
-    sums: np.ndarray,
-    counts: np.ndarray,
-    /,
-    *,
-    n_resamples: int,
-    seed: np.random.SeedSequence,
-    chunk: int = 200,
-) -> np.ndarray:
-    """``(M, n_resamples)`` ranks of each model's mean in unit bootstraps (items or clusters).
-
-    ``sums[m, u]`` and ``counts[m, u]`` are model m's score total and item count in unit u
-    (an item, or a cluster for a cluster bootstrap). Each resample draws units with
-    replacement (multinomial counts), so a model's mean is ``(sums @ w) / (counts @ w)``:
-    a matrix product per chunk of resamples, never a copy of the data. Chunks draw from
-    ``seed.spawn`` children, so results do not depend on how chunks are scheduled.
-    """
-    units = sums.shape[1]
-    n_chunks = -(-n_resamples // chunk)
-    out = np.empty((sums.shape[0], n_resamples), dtype=np.int64)
-    for k, child in enumerate(seed.spawn(n_chunks)):
-        size = min(chunk, n_resamples - k * chunk)
-        out[:, k * chunk : k * chunk + size] = ranks_of_chunk(sums, counts, units, size, child)
-    return out
-
-
-def ranks_of_chunk(
-    sums: np.ndarray, counts: np.ndarray, units: int, size: int, seed: np.random.SeedSequence
-) -> np.ndarray:
-    """Ranks (1 = best, ties share the best rank) in ``size`` resamples of one chunk.
-
-    The weighted totals are exact (integer scores and counts directly, other scores by
-    error-free products), so a chunk ranks the same in any process.
-    """
-    rng = np.random.default_rng(seed)
-    w = rng.multinomial(units, np.full(units, 1.0 / units), size=size).T.astype(np.float64)
-    whole = bool(np.all(sums == np.rint(sums))) and float(np.abs(sums).max(initial=0)) < 2**26
-    totals = sums @ w if whole and units < 2**26 else times_counts(sums, w, units)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = totals / (counts @ w)
-    means = np.where(np.isnan(means), -np.inf, means)  # a model with no drawn items ranks last
-    ranks: np.ndarray = stats.rankdata(-means, method="min", axis=0).astype(np.int64)
-    return ranks
+warnings.warn(
+    "evalsig.leaderboard.ranking moved to evalsig.inference.ranking; the old name goes in "
+    "the next release",
+    DeprecationWarning,
+    stacklevel=2,
+)
