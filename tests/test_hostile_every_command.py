@@ -318,7 +318,11 @@ def _import_everything() -> None:
 
     for module in pkgutil.walk_packages(evalsig.__path__, "evalsig."):
         if not module.name.endswith("__main__"):
-            with contextlib.suppress(ImportError):  # an optional dependency is missing
+            with (
+                contextlib.suppress(ImportError),  # an optional dependency is missing
+                warnings.catch_warnings(),
+            ):
+                warnings.simplefilter("ignore", DeprecationWarning)  # a moved module's old name
                 importlib.import_module(module.name)
 
 

@@ -212,3 +212,18 @@ def test_to_dict_is_strict_json() -> None:
 def test_errors(args: tuple, kwargs: dict, message: str) -> None:
     with pytest.raises(DataError, match=re.escape(message)):
         ppi_mean(*args, **kwargs)
+
+
+def test_an_undefined_lambda_is_null_in_json_with_its_reason() -> None:
+    """A power-tuned lambda that is NaN (hostile scores: 0/0) is null in the strict JSON,
+    with the reason under ``nulls``, not a NaN that no JSON reader accepts."""
+    import dataclasses
+    import json
+    import math
+
+    from evalsig.judge import ppi_mean
+
+    result = dataclasses.replace(ppi_mean([1.0] * 20, [1.0] * 10, [1, 0] * 5), lambda_=math.nan)
+    document = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert document["lambda"] is None
+    assert "do not vary" in document["nulls"]["lambda"]

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import Format, IdColumn, Output, Separator, check_level
+from evalsig.cli.options import Format, Output, ReadFiles, check_level, reads_files
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import examples
@@ -28,6 +28,7 @@ class Scale(str, Enum):
     "agreement",
     example="evalsig agreement labels.csv --judge-column judge --human-column human --seed 0",
 )
+@reads_files("id_column", "separator")
 def agreement_command(
     file: Annotated[
         str,
@@ -56,7 +57,8 @@ def agreement_command(
         str | None,
         typer.Option("--label-column", help="Column of the rating (one row per rating)."),
     ] = None,
-    id_column: IdColumn = None,
+    *,
+    read: ReadFiles,
     scale: Annotated[
         Scale,
         typer.Option(
@@ -74,7 +76,6 @@ def agreement_command(
         int | None,
         typer.Option(min=0, help="Random seed (default: drawn, and recorded in the result)."),
     ] = None,
-    separator: Separator = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -93,6 +94,7 @@ def agreement_command(
 
     from evalsig.data.provenance import file_record, provenance
 
+    id_column, separator = read.id_column, read.separator
     pairwise = judge_column is not None or human_column is not None
     raters = rater_column is not None or label_column is not None
     if pairwise == raters:

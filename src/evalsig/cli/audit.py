@@ -10,21 +10,16 @@ the power of its design, and can write its runs as files. Every results file the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors, note
 from evalsig.cli.options import (
-    ClusterColumn,
     Format,
-    IdColumn,
-    InputFormat,
-    Metric,
     Output,
-    RunColumn,
-    ScoreColumn,
-    Task,
+    ReadFiles,
+    reads_files,
 )
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
@@ -75,7 +70,7 @@ def _design(
     clusters: int | None,
     icc: float | None,
     fit: str | None,
-    reader: dict[str, Any],
+    read: ReadFiles,
 ) -> Design:
     from evalsig.data import load
     from evalsig.simulate import MixtureDesign, fit_design
@@ -105,8 +100,8 @@ def _design(
             f"--fit estimates the item mixture from the data; drop {', '.join(clash)} "
             "(or drop --fit)."
         )
-    with stdin_paths([fit], reader["format"]) as (path,):
-        runs_read = load(path, **reader)
+    with stdin_paths([fit], read.input_format) as (path,):
+        runs_read = load(path, **read.keywords())
         return fit_design(runs_read, n_items=n_items, n_runs=runs, uplift=uplift)
 
 
@@ -122,6 +117,7 @@ def _list_methods() -> str:
 
 
 @command("audit", example="evalsig audit --simulations 200 --seed 1")
+@reads_files("id_column", "score_column", "run_column", "task", "metric", "input_format")
 def audit_command(
     simulations: Annotated[
         int, typer.Option("--simulations", min=1, help="Simulated benchmarks.")
@@ -148,12 +144,8 @@ def audit_command(
     clusters: Clusters = None,
     icc: Icc = None,
     fit: Fit = None,
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    input_format: InputFormat = "auto",
-    task: Task = None,
-    metric: Metric = None,
+    *,
+    read: ReadFiles,
     seed: Seed = None,
     scheduler: Annotated[
         str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
@@ -176,14 +168,6 @@ def audit_command(
     if list_methods:
         typer.echo(_list_methods())
         return
-    reader = {
-        "id_column": id_column,
-        "score_column": score_column,
-        "run_column": run_column,
-        "format": input_format,
-        "task": task,
-        "metric": metric,
-    }
     with data_errors():
         design = _design(
             n_items=n_items,
@@ -195,7 +179,7 @@ def audit_command(
             clusters=clusters,
             icc=icc,
             fit=fit,
-            reader=reader,
+            read=read,
         )
         chosen = None if not method else [get_method(name) for name in method]
         with executor_for(scheduler, workers) as executor:
@@ -221,6 +205,9 @@ def audit_command(
 
 @command(
     "audit-claim", example="evalsig audit-claim base.csv cand.csv --ci 0.01 0.05 --resamples 1000"
+)
+@reads_files(
+    "id_column", "score_column", "run_column", "cluster_column", "task", "metric", "input_format"
 )
 def audit_claim_command(
     baseline: Annotated[str, typer.Argument(help="Baseline results (runs x items; -: stdin).")],
@@ -252,13 +239,8 @@ def audit_claim_command(
     tolerance: Annotated[
         float, typer.Option(min=0.01, max=0.99, help="Relative tolerance of a width match.")
     ] = 0.2,
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    input_format: InputFormat = "auto",
-    task: Task = None,
-    metric: Metric = None,
+    *,
+    read: ReadFiles,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -268,19 +250,9 @@ def audit_claim_command(
     from evalsig.data import load
     from evalsig.report import audit as views
 
-    with data_errors(), stdin_paths([baseline, candidate], input_format) as paths:
+    with data_errors(), stdin_paths([baseline, candidate], read.input_format) as paths:
         tables = [
-            load(
-                path,
-                name=name,
-                id_column=id_column,
-                score_column=score_column,
-                run_column=run_column,
-                cluster_column=cluster_column,
-                format=input_format,
-                task=task,
-                metric=metric,
-            )
+            load(path, name=name, **read.keywords())
             for name, path in zip((baseline, candidate), paths, strict=True)
         ]
         result = audit_claim(
@@ -309,6 +281,7 @@ def audit_claim_command(
 
 
 @command("simulate", example="evalsig simulate --n-items 500 --uplift 0.02 --seed 1")
+@reads_files("id_column", "score_column", "run_column", "task", "metric", "input_format")
 def simulate_command(
     n_items: NItems = None,
     runs: Runs = None,
@@ -319,12 +292,8 @@ def simulate_command(
     clusters: Clusters = None,
     icc: Icc = None,
     fit: Fit = None,
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    input_format: InputFormat = "auto",
-    task: Task = None,
-    metric: Metric = None,
+    *,
+    read: ReadFiles,
     simulations: Annotated[
         int, typer.Option("--simulations", min=0, help="Benchmarks for the empirical power.")
     ] = 1000,
@@ -342,14 +311,6 @@ def simulate_command(
     from evalsig.report import audit as views
     from evalsig.simulate import simulation_report
 
-    reader = {
-        "id_column": id_column,
-        "score_column": score_column,
-        "run_column": run_column,
-        "format": input_format,
-        "task": task,
-        "metric": metric,
-    }
     with data_errors():
         design = _design(
             n_items=n_items,
@@ -361,7 +322,7 @@ def simulate_command(
             clusters=clusters,
             icc=icc,
             fit=fit,
-            reader=reader,
+            read=read,
         )
         result = simulation_report(design, rng=seed, n_simulations=simulations, alpha=alpha)
         if save is not None and result.simulation is not None:

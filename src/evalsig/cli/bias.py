@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import Format, Output, Separator, check_level
+from evalsig.cli.options import Format, Output, ReadFiles, check_level, reads_files
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import examples
@@ -32,6 +32,7 @@ _A, _B = {"a", "model_a"}, {"b", "model_b"}
     "position-bias",
     example="evalsig position-bias judgments.csv --choice-column choice --first-column first",
 )
+@reads_files("separator")
 def position_bias_command(
     file: File,
     choice_column: Annotated[
@@ -50,7 +51,8 @@ def position_bias_command(
         ),
     ] = None,
     confidence_level: Level = 0.95,
-    separator: Separator = None,
+    *,
+    read: ReadFiles,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -64,7 +66,7 @@ def position_bias_command(
     columns = [choice_column, first_column, *([pair_column] if pair_column else [])]
     with data_errors(), stdin_paths([file]) as paths:
         chosen, first, pairs = [], [], []
-        rows = read_records(paths[0], columns=columns, separator=separator, what="judgments")
+        rows = read_records(paths[0], columns=columns, separator=read.separator, what="judgments")
         for place, row in rows:
             where = str(place)
             chosen.append(
@@ -92,6 +94,7 @@ def position_bias_command(
     example="evalsig length-bias judgments.csv --preference-column winner "
     "--length-a-column len_a --length-b-column len_b",
 )
+@reads_files("separator")
 def length_bias_command(
     file: File,
     preference_column: Annotated[
@@ -122,7 +125,8 @@ def length_bias_command(
         ),
     ] = None,
     confidence_level: Level = 0.95,
-    separator: Separator = None,
+    *,
+    read: ReadFiles,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -149,7 +153,7 @@ def length_bias_command(
         preference: list[int] = []
         sizes: list[list[float]] = [[] for _ in lengths]
         human: list[float | None] = []
-        rows = read_records(paths[0], columns=columns, separator=separator, what="judgments")
+        rows = read_records(paths[0], columns=columns, separator=read.separator, what="judgments")
         for place, row in rows:
             where = str(place)
             value = _preference(row[preference_column], preference_column, where)

@@ -10,22 +10,15 @@ import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
-    ClusterColumn,
     Format,
-    IdColumn,
-    InputFormat,
-    KeyColumn,
     MismatchPolicy,
     MissingPolicy,
     OnMismatch,
     OnMissing,
     Output,
-    RunColumn,
-    ScoreColumn,
-    Separator,
-    TaskColumn,
+    ReadFiles,
     check_level,
-    parse_where,
+    reads_files,
 )
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
@@ -77,40 +70,19 @@ def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
 
 
 @command("compare", example="evalsig compare base.jsonl cand.jsonl --id doc_id --score acc")
+@reads_files(
+    help={
+        "task": "Task to compare, when files hold several.",
+        "where": "Keep rows with COLUMN=VALUE (repeatable), e.g. task=arc.",
+    }
+)
 def compare_command(
     baseline: Annotated[
         str,
         typer.Argument(help="Baseline results: a file, a folder, a quoted glob, or - (stdin)."),
     ],
     candidate: Annotated[str, typer.Argument(help="Candidate results on the same items.")],
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    input_format: InputFormat = "auto",
-    separator: Separator = None,
-    task: Annotated[
-        str | None, typer.Option(help="Task to compare, when files hold several.")
-    ] = None,
-    metric: Annotated[
-        str | None, typer.Option(help="Metric: lm-eval metric, Inspect scorer, HELM stat.")
-    ] = None,
-    filter_name: Annotated[
-        str | None, typer.Option("--filter", help="lm-eval filter (none, strict-match, ...).")
-    ] = None,
-    split: Annotated[str | None, typer.Option(help="HELM split (test, valid).")] = None,
-    key_column: KeyColumn = None,
-    prediction_column: Annotated[
-        str | None, typer.Option("--prediction", help="Prediction column; score = it == --answer.")
-    ] = None,
-    answer_column: Annotated[
-        str | None, typer.Option("--answer", help="Answer column (with --prediction).")
-    ] = None,
-    task_column: TaskColumn = None,
-    where: Annotated[
-        list[str] | None,
-        typer.Option(help="Keep rows with COLUMN=VALUE (repeatable), e.g. task=arc."),
-    ] = None,
+    read: ReadFiles,
     baseline_where: Annotated[
         list[str] | None,
         typer.Option(help="Like --where, for the baseline only (e.g. model=base)."),
@@ -119,9 +91,6 @@ def compare_command(
         list[str] | None,
         typer.Option(help="Like --where, for the candidate only (e.g. model=finetune)."),
     ] = None,
-    skip_bad_lines: Annotated[
-        bool, typer.Option(help="Skip malformed records (the result records how many).")
-    ] = False,
     method: Annotated[
         str,
         typer.Option(
@@ -158,28 +127,9 @@ def compare_command(
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
     from evalsig.data import load
 
-    with data_errors(), stdin_paths([baseline, candidate], input_format) as paths:
-        shared = parse_where(where)
+    with data_errors(), stdin_paths([baseline, candidate], read.input_format) as paths:
         tables = [
-            load(
-                path,
-                id_column=id_column,
-                score_column=score_column,
-                run_column=run_column,
-                cluster_column=cluster_column,
-                key_column=key_column,
-                prediction_column=prediction_column,
-                answer_column=answer_column,
-                task_column=task_column,
-                where=shared | parse_where(side),
-                task=task,
-                metric=metric,
-                filter=filter_name,
-                split=split,
-                skip_bad_lines=skip_bad_lines,
-                separator=separator,
-                format=input_format,
-            )
+            load(path, **read.keywords(where=side))
             for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
         ]
         from evalsig.comparison import compare  # after reading: scipy loads meanwhile (preload)

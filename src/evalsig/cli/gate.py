@@ -21,20 +21,11 @@ from evalsig.cli.app import (
     failure_line,
 )
 from evalsig.cli.options import (
-    ClusterColumn,
-    Filter,
+    TABLE_OPTIONS,
     Format,
-    IdColumn,
-    InputFormat,
-    KeyColumn,
-    Metric,
     Output,
-    RunColumn,
-    ScoreColumn,
-    Separator,
-    TaskColumn,
-    Where,
-    read_options,
+    ReadFiles,
+    reads_files,
 )
 from evalsig.cli.output import emit, result_console
 from evalsig.cli.stdin import as_given, stdin_paths
@@ -68,23 +59,14 @@ def register_command(
 
 
 @command("gate", example="evalsig gate --policy policy.yaml results/base results/cand")
+@reads_files(*TABLE_OPTIONS, omit=["task"])
 def gate_command(
     baseline: Annotated[
         str, typer.Argument(help="Baseline results: a directory or files (-: stdin).")
     ],
     candidate: Annotated[str, typer.Argument(help="Candidate results on the same tasks.")],
     policy: Annotated[Path, typer.Option("--policy", help="The gate policy (YAML or JSON).")],
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    key_column: KeyColumn = None,
-    where: Where = None,
-    task_column: TaskColumn = None,
-    metric: Metric = None,
-    filter_name: Filter = None,
-    input_format: InputFormat = "auto",
-    separator: Separator = None,
+    read: ReadFiles,
     registration: Annotated[
         Path | None,
         typer.Option(help="Registration record (default: <policy>.registration.json)."),
@@ -107,24 +89,12 @@ def gate_command(
     """
     from evalsig.release import gate
 
-    read = read_options(
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        where=where,
-        task_column=task_column,
-        metric=metric,
-        filter_name=filter_name,
-        input_format=input_format,
-        separator=separator,
-    )
+    keywords = read.keywords()
     try:
-        with stdin_paths([baseline, candidate], input_format) as (base_path, cand_path):
+        with stdin_paths([baseline, candidate], read.input_format) as (base_path, cand_path):
             result = gate(
-                _results(base_path, read),
-                _results(cand_path, read),
+                _results(base_path, keywords),
+                _results(cand_path, keywords),
                 policy=policy,
                 registration=registration,
                 allow_changed_policy=allow_changed_policy,

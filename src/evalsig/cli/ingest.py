@@ -26,14 +26,9 @@ import typer
 from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
-    ClusterColumn,
-    IdColumn,
-    InputFormat,
     LockTimeout,
-    RunColumn,
-    ScoreColumn,
-    TaskColumn,
-    parse_where,
+    ReadFiles,
+    reads_files,
 )
 from evalsig.cli.stdin import STDIN, stdin_paths
 
@@ -49,6 +44,17 @@ class Format(str, Enum):
 
 
 @command("ingest", example="evalsig ingest --store results.duckdb 'runs/*.jsonl' --model my-model")
+@reads_files(
+    omit=["separator"],
+    help={
+        "task": "Task to store from files holding several, or the name of the task of a "
+        "file that has none.",
+        "metric": "Store only this metric (default: every metric).",
+        "filter_name": "Store only this lm-eval filter.",
+        "where": "Keep rows with COLUMN=VALUE (repeatable), e.g. model_id=gpt-4.",
+        "skip_bad_lines": "Skip malformed records (the notes record how many).",
+    },
+)
 def ingest_command(
     paths: Annotated[
         list[str],
@@ -66,46 +72,12 @@ def ingest_command(
     model_column: Annotated[
         str | None, typer.Option(help="Column naming each row's model (long tables).")
     ] = None,
-    task: Annotated[
-        str | None,
-        typer.Option(
-            help="Task to store from files holding several, or the name of the task "
-            "of a file that has none."
-        ),
-    ] = None,
-    metric: Annotated[
-        str | None, typer.Option(help="Store only this metric (default: every metric).")
-    ] = None,
-    filter_name: Annotated[
-        str | None, typer.Option("--filter", help="Store only this lm-eval filter.")
-    ] = None,
-    split: Annotated[str | None, typer.Option(help="HELM split (test, valid).")] = None,
-    input_format: InputFormat = "auto",
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    key_column: Annotated[
-        str | None, typer.Option("--key", help="Content-key column (gold answer, target, hash).")
-    ] = None,
-    prediction_column: Annotated[
-        str | None, typer.Option("--prediction", help="Prediction column; score = it == --answer.")
-    ] = None,
-    answer_column: Annotated[
-        str | None, typer.Option("--answer", help="Answer column (with --prediction).")
-    ] = None,
-    task_column: TaskColumn = None,
-    where: Annotated[
-        list[str] | None,
-        typer.Option(help="Keep rows with COLUMN=VALUE (repeatable), e.g. model_id=gpt-4."),
-    ] = None,
+    *,
+    read: ReadFiles,
     run_label: Annotated[
         str | None,
         typer.Option(help="Label the runs of these files (files that are repeated runs)."),
     ] = None,
-    skip_bad_lines: Annotated[
-        bool, typer.Option(help="Skip malformed records (the notes record how many).")
-    ] = False,
     replace: Annotated[
         bool,
         typer.Option(help="Let these files replace stored scores of the same model and task."),
@@ -117,33 +89,20 @@ def ingest_command(
     from evalsig.data.provenance import shown
     from evalsig.store import ResultsStore
 
-    conditions = parse_where(where)
+    keywords = read.keywords()
     with (
         data_errors(),
-        stdin_paths(paths, input_format) as read_paths,
+        stdin_paths(paths, read.input_format) as read_paths,
         ResultsStore(store, lock_timeout=lock_timeout) as db,
     ):
         result = db.ingest(
             read_paths,
             model=model,
             model_column=model_column,
-            task=task,
-            metric=metric,
-            filter=filter_name,
-            split=split,
-            id_column=id_column,
-            score_column=score_column,
-            run_column=run_column,
-            cluster_column=cluster_column,
-            key_column=key_column,
-            prediction_column=prediction_column,
-            answer_column=answer_column,
-            task_column=task_column,
-            where=conditions,
             run_label=run_label,
-            skip_bad_lines=skip_bad_lines,
-            format=input_format,
             replace=replace,
+            where=keywords.pop("where", {}),
+            **keywords,
         )
         text = (  # inside: standard input's temporary file is still known by its name
             json.dumps(_as_given(result.to_dict()), indent=2, allow_nan=False)

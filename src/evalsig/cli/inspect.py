@@ -18,13 +18,8 @@ from rich.table import Table
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     Format,
-    IdColumn,
-    InputFormat,
-    RunColumn,
-    ScoreColumn,
-    TaskColumn,
-    Where,
-    parse_where,
+    ReadFiles,
+    reads_files,
 )
 from evalsig.cli.output import result_console
 from evalsig.cli.stdin import stdin_paths
@@ -38,16 +33,12 @@ __all__ = ["inspect_command", "plugins_command", "plugins_text"]
 
 
 @command("inspect", example="evalsig inspect base.jsonl cand.jsonl")
+@reads_files("id_column", "score_column", "run_column", "where", "task_column", "input_format")
 def inspect_command(
     paths: Annotated[
         list[Path], typer.Argument(help="Result files or directories, one model each; -: stdin.")
     ],
-    input_format: InputFormat = "auto",
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    task_column: TaskColumn = None,
-    where: Where = None,
+    read: ReadFiles,
     output_format: Format = OutputFormat.text,
 ) -> None:
     """Show each file's format, tasks, metrics, filters, items, runs, clusters and problems,
@@ -60,16 +51,9 @@ def inspect_command(
     """
     from evalsig.data import describe
 
-    options: dict[str, Any] = {
-        "format": input_format,
-        "skip_bad_lines": True,
-        "where": parse_where(where),
-        "id_column": id_column,
-        "score_column": score_column,
-        "run_column": run_column,
-        "task_column": task_column,
-    }
-    with data_errors(), stdin_paths(paths, input_format) as read_paths:
+    given = {"format": read.input_format, "skip_bad_lines": True, "where": {}}
+    options: dict[str, Any] = given | read.keywords()
+    with data_errors(), stdin_paths(paths, read.input_format) as read_paths:
         found = []
         for path in map(Path, read_paths):
             description = describe(path, **options)

@@ -9,7 +9,13 @@ import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.compare import Alternative
-from evalsig.cli.options import ClusterColumn, Format, IdColumn, Output, Separator, check_level
+from evalsig.cli.options import (
+    Format,
+    Output,
+    ReadFiles,
+    check_level,
+    reads_files,
+)
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 
@@ -20,6 +26,7 @@ __all__ = ["judge_command", "judge_plan_command"]
     "judge",
     example="evalsig judge judged.csv --judge-column judge --human-column human",
 )
+@reads_files("id_column", "cluster_column", "separator")
 def judge_command(
     file: Annotated[
         str,
@@ -35,8 +42,7 @@ def judge_command(
         str,
         typer.Option("--human-column", help="Column of the human label; empty = unlabeled."),
     ],
-    id_column: IdColumn = None,
-    cluster_column: ClusterColumn = None,
+    read: ReadFiles,
     model_column: Annotated[
         str | None,
         typer.Option(
@@ -65,7 +71,6 @@ def judge_command(
     confidence_level: Annotated[
         float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
     ] = 0.95,
-    separator: Separator = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -103,14 +108,14 @@ def judge_command(
             paths[0],
             judge_column=judge_column,
             human_column=human_column,
-            id_column=id_column,
-            cluster_column=cluster_column,
+            id_column=read.id_column,
+            cluster_column=read.cluster_column,
             model_column=model_column,
             models=models,
             model=model,
-            separator=separator,
+            separator=read.separator,
         )
-        clusters = table.clusters() if cluster_column is not None else None
+        clusters = table.clusters() if read.cluster_column is not None else None
         common: dict[str, Any] = {
             "confidence_level": confidence_level,
             "tuned": not plain,
@@ -150,6 +155,7 @@ def judge_command(
     example="evalsig judge-plan pilot.csv --judge-column judge --human-column human "
     "--half-width 0.03",
 )
+@reads_files("separator")
 def judge_plan_command(
     file: Annotated[
         str | None,
@@ -214,7 +220,8 @@ def judge_plan_command(
     confidence_level: Annotated[
         float, typer.Option(help="With --half-width: the interval's level.", callback=check_level)
     ] = 0.95,
-    separator: Separator = None,
+    *,
+    read: ReadFiles,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -255,7 +262,7 @@ def judge_plan_command(
                 human_column=human_column,
                 model_column=model_column,
                 model=model,
-                separator=separator,
+                separator=read.separator,
             )
             unlabeled, labeled, human = table.split(0)
             measured = pilot([sum(s) / len(s) for s in labeled], human)

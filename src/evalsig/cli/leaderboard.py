@@ -11,24 +11,16 @@ import typer
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
-    ClusterColumn,
-    Filter,
+    TABLE_OPTIONS,
     Format,
-    IdColumn,
-    InputFormat,
-    KeyColumn,
     LockTimeout,
-    Metric,
     MismatchPolicy,
     MissingPolicy,
     OnMismatch,
     OnMissing,
     Output,
-    RunColumn,
-    ScoreColumn,
-    Separator,
-    Where,
-    read_options,
+    ReadFiles,
+    reads_files,
 )
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
@@ -52,6 +44,7 @@ class Correction(str, Enum):
 
 
 @command("leaderboard", example="evalsig leaderboard long.csv --id question_id --score correct")
+@reads_files(*TABLE_OPTIONS, omit=["task", "task_column"])
 def leaderboard_command(
     source: Annotated[
         str | None,
@@ -72,16 +65,8 @@ def leaderboard_command(
     model_column: Annotated[
         str, typer.Option("--model-column", help="Column naming each row's model.")
     ] = "model",
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    key_column: KeyColumn = None,
-    where: Where = None,
-    metric: Metric = None,
-    filter_name: Filter = None,
-    input_format: InputFormat = "auto",
-    separator: Separator = None,
+    *,
+    read: ReadFiles,
     on_missing: MissingPolicy = OnMissing.error,
     on_mismatch: MismatchPolicy = OnMismatch.error,
     correction: Annotated[
@@ -110,21 +95,10 @@ def leaderboard_command(
     from evalsig.leaderboard import leaderboard, leaderboard_tasks
     from evalsig.report import leaderboard as views
 
-    read = read_options(
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        where=where,
-        metric=metric,
-        filter_name=filter_name,
-        input_format=input_format,
-        separator=separator,
-    )
+    keywords = read.keywords()
     with (
         data_errors(),
-        stdin_paths([] if source is None else [source], input_format) as paths,
+        stdin_paths([] if source is None else [source], read.input_format) as paths,
         executor_for(scheduler, workers) as executor,
     ):
         tasks = _read(
@@ -133,7 +107,7 @@ def leaderboard_command(
             task or [],
             task_column=task_column,
             model_column=model_column,
-            read=read,
+            read=keywords,
             policy={"on_missing": on_missing.value, "on_mismatch": on_mismatch.value},
             lock_timeout=lock_timeout,
         )
@@ -172,7 +146,7 @@ def _read(
 ) -> dict[str, ModelScores]:
     """{task: ModelScores} from a store, a folder of per-model results or a long table.
 
-    ``read`` holds the input options (:func:`evalsig.cli.options.read_options`); ``policy``
+    ``read`` holds the input options (:meth:`evalsig.cli.options.ReadFiles.keywords`); ``policy``
     holds ``on_missing`` and ``on_mismatch``, applied to each task's models.
     """
     from evalsig.data.models import load_models

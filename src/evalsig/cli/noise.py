@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -9,25 +10,15 @@ import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
-    ClusterColumn,
-    Filter,
+    TABLE_OPTIONS,
     Format,
-    IdColumn,
-    InputFormat,
-    KeyColumn,
-    Metric,
     MismatchPolicy,
     MissingPolicy,
     OnMismatch,
     OnMissing,
     Output,
-    RunColumn,
-    ScoreColumn,
-    Separator,
-    Task,
-    TaskColumn,
-    Where,
-    read_options,
+    ReadFiles,
+    reads_files,
 )
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
@@ -40,6 +31,7 @@ __all__ = ["noise_command", "read_tables"]
 
 
 @command("noise", example="evalsig noise long.csv --id question_id --score correct --run seed")
+@reads_files(*TABLE_OPTIONS)
 def noise_command(
     results: Annotated[
         list[str],
@@ -51,18 +43,8 @@ def noise_command(
     model_column: Annotated[
         str, typer.Option("--model-column", help="Column naming each row's model (one table).")
     ] = "model",
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    key_column: KeyColumn = None,
-    where: Where = None,
-    task: Task = None,
-    task_column: TaskColumn = None,
-    metric: Metric = None,
-    filter_name: Filter = None,
-    input_format: InputFormat = "auto",
-    separator: Separator = None,
+    *,
+    read: ReadFiles,
     on_missing: MissingPolicy = OnMissing.error,
     on_mismatch: MismatchPolicy = OnMismatch.error,
     alpha: Annotated[float, typer.Option(help="Level of the paired test of the MDE.")] = 0.05,
@@ -84,26 +66,16 @@ def noise_command(
     import evalsig.report.noise as views
     from evalsig.power.noise import benchmark_noise
 
-    read = read_options(
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        where=where,
-        task=task,
-        metric=metric,
-        filter_name=filter_name,
-        input_format=input_format,
-        separator=separator,
-    )
-    with data_errors(), stdin_paths(results, input_format) as paths:
-        if task_column is not None:
-            if task is None:
-                raise DataError(f"with --task-column {task_column!r}, name the task with --task.")
-            where_task = {**read.get("where", {}), task_column: read.pop("task")}
-            read["where"] = where_task
-        tables = read_tables(paths, model_column=model_column, read=read)
+    keywords = replace(read, task_column=None).keywords()
+    with data_errors(), stdin_paths(results, read.input_format) as paths:
+        if read.task_column is not None:
+            if read.task is None:
+                raise DataError(
+                    f"with --task-column {read.task_column!r}, name the task with --task."
+                )
+            task = {read.task_column: keywords.pop("task")}
+            keywords["where"] = {**keywords.get("where", {}), **task}
+        tables = read_tables(paths, model_column=model_column, read=keywords)
         result = benchmark_noise(
             tables,
             alpha=alpha,

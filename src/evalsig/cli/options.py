@@ -1,17 +1,23 @@
 """Command-line options shared by the commands that read results or write a report.
 
-Every command that reads result files takes the same input options (:func:`read_options`
-turns them into the keyword arguments of :func:`evalsig.load` / :func:`evalsig.load_tasks`),
-under one name for each concept: ``--resamples``, ``--seed``, ``--confidence-level``,
-``--alpha``, ``--input-format``, ``--format``, ``-o/--output``.
+Every command that reads result files takes the same input options, declared once here:
+:func:`reads_files` adds the ones a command reads to its signature and hands the command one
+:class:`ReadFiles`, whose :meth:`ReadFiles.keywords` are the keyword arguments of
+:func:`evalsig.load` / :func:`evalsig.load_tasks`. One name for each concept:
+``--resamples``, ``--seed``, ``--confidence-level``, ``--alpha``, ``--input-format``,
+``--format``, ``-o/--output``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, cast, get_args
 
 import typer
 
@@ -22,6 +28,8 @@ from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
     "INPUT_FORMATS",
+    "READER_OPTIONS",
+    "TABLE_OPTIONS",
     "ClusterColumn",
     "Filter",
     "Format",
@@ -32,6 +40,7 @@ __all__ = [
     "LockTimeout",
     "Metric",
     "Output",
+    "ReadFiles",
     "RunColumn",
     "ScoreColumn",
     "Separator",
@@ -41,7 +50,7 @@ __all__ = [
     "numbers_for_files",
     "parse_input_format",
     "parse_where",
-    "read_options",
+    "reads_files",
     "renamed",
 ]
 
@@ -184,43 +193,6 @@ Filter = Annotated[
 ]
 
 
-def read_options(
-    *,
-    id_column: str | None = None,
-    score_column: str | None = None,
-    run_column: str | None = None,
-    cluster_column: str | None = None,
-    key_column: str | None = None,
-    where: list[str] | None = None,
-    task: str | None = None,
-    task_column: str | None = None,
-    metric: str | None = None,
-    filter_name: str | None = None,
-    input_format: str = "auto",
-    separator: str | None = None,
-) -> dict[str, Any]:
-    """The input options given, as keyword arguments of ``evalsig.load`` / ``load_tasks``.
-
-    Options left out are left out (empty when none was given), so the readers' defaults
-    and detection apply.
-    """
-    given: dict[str, Any] = {
-        "id_column": id_column,
-        "score_column": score_column,
-        "run_column": run_column,
-        "cluster_column": cluster_column,
-        "key_column": key_column,
-        "where": parse_where(where) or None,
-        "task": task,
-        "task_column": task_column,
-        "metric": metric,
-        "filter": filter_name,
-        "format": None if input_format == "auto" else input_format,
-        "separator": separator,
-    }
-    return {name: value for name, value in given.items() if value is not None}
-
-
 def renamed(old: str, new: str, old_value: Any, value: Any) -> Any:
     """The value of an option given under its old, hidden name (with a note), else ``value``."""
     if old_value is None:
@@ -268,3 +240,154 @@ Output = Annotated[
         callback=_check_output,
     ),
 ]
+
+PredictionColumn = Annotated[
+    str | None, typer.Option("--prediction", help="Prediction column; score = it == --answer.")
+]
+AnswerColumn = Annotated[
+    str | None, typer.Option("--answer", help="Answer column (with --prediction).")
+]
+Split = Annotated[str | None, typer.Option(help="HELM split (test, valid).")]
+SkipBadLines = Annotated[
+    bool, typer.Option(help="Skip malformed records (the result records how many).")
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadFiles:
+    """The reader options a command was given (those it does not take keep their default)."""
+
+    id_column: str | None = None
+    score_column: str | None = None
+    run_column: str | None = None
+    cluster_column: str | None = None
+    key_column: str | None = None
+    prediction_column: str | None = None
+    answer_column: str | None = None
+    where: tuple[str, ...] = ()
+    task: str | None = None
+    task_column: str | None = None
+    metric: str | None = None
+    filter_name: str | None = None
+    split: str | None = None
+    input_format: str = "auto"
+    separator: str | None = None
+    skip_bad_lines: bool = False
+
+    def keywords(self, *, where: Sequence[str] | None = None) -> dict[str, Any]:
+        """The options given, as keyword arguments of ``evalsig.load`` / ``load_tasks``.
+
+        ``where`` adds conditions to ``--where`` (a later one on the same column wins).
+        Options left out are left out (empty when none was given), so the readers'
+        defaults and detection apply.
+        """
+        given: dict[str, Any] = {
+            "id_column": self.id_column,
+            "score_column": self.score_column,
+            "run_column": self.run_column,
+            "cluster_column": self.cluster_column,
+            "key_column": self.key_column,
+            "prediction_column": self.prediction_column,
+            "answer_column": self.answer_column,
+            "where": parse_where([*self.where, *(where or [])]) or None,
+            "task": self.task,
+            "task_column": self.task_column,
+            "metric": self.metric,
+            "filter": self.filter_name,
+            "split": self.split,
+            "format": None if self.input_format == "auto" else self.input_format,
+            "separator": self.separator,
+            "skip_bad_lines": self.skip_bad_lines or None,
+        }
+        return {name: value for name, value in given.items() if value is not None}
+
+
+_READER_OPTIONS: dict[str, tuple[Any, Any]] = {
+    "id_column": (IdColumn, None),
+    "score_column": (ScoreColumn, None),
+    "run_column": (RunColumn, None),
+    "cluster_column": (ClusterColumn, None),
+    "key_column": (KeyColumn, None),
+    "prediction_column": (PredictionColumn, None),
+    "answer_column": (AnswerColumn, None),
+    "where": (Where, None),
+    "task": (Task, None),
+    "task_column": (TaskColumn, None),
+    "metric": (Metric, None),
+    "filter_name": (Filter, None),
+    "split": (Split, None),
+    "input_format": (InputFormat, "auto"),
+    "separator": (Separator, None),
+    "skip_bad_lines": (SkipBadLines, False),
+}
+"""Each reader option's parameter name, ``Annotated`` type and default, in ``--help`` order."""
+
+READER_OPTIONS: tuple[str, ...] = tuple(_READER_OPTIONS)
+TABLE_OPTIONS: tuple[str, ...] = tuple(
+    name
+    for name in READER_OPTIONS
+    if name not in {"prediction_column", "answer_column", "split", "skip_bad_lines"}
+)
+"""The reader options of most commands: columns, row filters, task, metric and format."""
+
+
+def _reader_parameter(name: str, help_text: str | None) -> inspect.Parameter:
+    annotation, default = _READER_OPTIONS[name]
+    if help_text is not None:
+        kind, info = annotation.__origin__, copy.copy(annotation.__metadata__[0])
+        info.help = help_text
+        annotation = cast(Any, Annotated)[kind, info]
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
+
+
+def reads_files(
+    *names: str, omit: Sequence[str] = (), help: Mapping[str, str] | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command the reader options ``names`` but ``omit`` (all of
+    :data:`READER_OPTIONS` when none is named) in place of its ``read: ReadFiles``
+    parameter.
+
+    The options keep their names, types, defaults and help texts (``help`` replaces the
+    text of some, by parameter name), in the order of :data:`READER_OPTIONS`; the command
+    receives them as one :class:`ReadFiles` (options it does not take keep their default).
+    ``read`` follows the command's arguments (``*, read: ReadFiles`` after options with
+    defaults); the options after it become keyword-only, as Typer passes them.
+    """
+    chosen = [name for name in names or READER_OPTIONS if name not in omit]
+    known = set(READER_OPTIONS)
+    unknown = sorted(set(chosen) - known | set(omit) - known | set(help or {}) - set(chosen))
+    if unknown:
+        raise TypeError(f"reads_files: not a reader option given here: {', '.join(unknown)}.")
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        signature = inspect.signature(func, eval_str=True)
+        own = list(signature.parameters.values())
+        if "read" not in signature.parameters:
+            raise TypeError(f"reads_files: {func.__name__} has no `read: ReadFiles` parameter.")
+        at = list(signature.parameters).index("read")
+        added = [
+            _reader_parameter(name, (help or {}).get(name))
+            for name in READER_OPTIONS
+            if name in chosen
+        ]
+
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            given = {name: kwargs.pop(name) for name in chosen if name in kwargs}
+            if given.get("where") is not None:
+                given["where"] = tuple(given["where"])
+            else:
+                given.pop("where", None)
+            return func(*args, read=ReadFiles(**given), **kwargs)
+
+        after = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own[at + 1 :]]
+        parameters = [*own[:at], *added, *after]
+        command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in parameters} | {
+            "return": signature.return_annotation
+        }
+        return command
+
+    return decorate

@@ -11,26 +11,16 @@ import typer
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
-    Filter,
+    TABLE_OPTIONS,
     Format,
-    IdColumn,
-    InputFormat,
-    KeyColumn,
-    Metric,
     MismatchPolicy,
     MissingPolicy,
     OnMismatch,
     OnMissing,
     Output,
-    RunColumn,
-    ScoreColumn,
-    Separator,
-    Task,
-    TaskColumn,
-    Where,
+    ReadFiles,
     check_level,
-    parse_where,
-    read_options,
+    reads_files,
 )
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
@@ -66,6 +56,14 @@ class Ties(str, Enum):
 
 
 @command("pass-at-k", example="evalsig pass-at-k logs/base.eval logs/cand.eval --k 1 --k 5")
+@reads_files(
+    *TABLE_OPTIONS,
+    "skip_bad_lines",
+    help={
+        "cluster_column": "Column naming each task's cluster (repository, problem family): "
+        "the interval and the paired test become cluster-robust (CR2, Bell-McCaffrey).",
+    },
+)
 def pass_at_k_command(
     file: Annotated[
         str,
@@ -112,34 +110,14 @@ def pass_at_k_command(
         int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
     ] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
-    cluster_column: Annotated[
-        str | None,
-        typer.Option(
-            "--cluster",
-            help="Column naming each task's cluster (repository, problem family): the "
-            "interval and the paired test become cluster-robust (CR2, Bell-McCaffrey).",
-        ),
-    ] = None,
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    key_column: KeyColumn = None,
-    where: Where = None,
+    *,
+    read: ReadFiles,
     baseline_where: Annotated[
         list[str] | None, typer.Option(help="Like --where, for FILE only (e.g. model=base).")
     ] = None,
     candidate_where: Annotated[
         list[str] | None, typer.Option(help="Like --where, for CANDIDATE only.")
     ] = None,
-    task: Task = None,
-    task_column: TaskColumn = None,
-    metric: Metric = None,
-    filter_name: Filter = None,
-    input_format: InputFormat = "auto",
-    separator: Separator = None,
-    skip_bad_lines: Annotated[
-        bool, typer.Option(help="Skip malformed records (the result records how many).")
-    ] = False,
     on_missing: MissingPolicy = OnMissing.error,
     on_mismatch: MismatchPolicy = OnMismatch.error,
     output_format: Format = OutputFormat.text,
@@ -165,26 +143,14 @@ def pass_at_k_command(
     elif interval is not None:
         raise typer.BadParameter("--interval is for one model; with CANDIDATE use --method.")
     independent = interval is Interval.bootstrap or method not in (None, Method.paired_t)
-    if cluster_column is not None and independent:
+    if read.cluster_column is not None and independent:
         raise typer.BadParameter(
             "--cluster gives the cluster-robust CR2 interval and t-test; the bootstrap and "
             "permutation methods treat tasks as independent: drop --interval / --method."
         )
-    read = read_options(
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        task=task,
-        task_column=task_column,
-        metric=metric,
-        filter_name=filter_name,
-        input_format=input_format,
-        separator=separator,
-    )
-    shared = parse_where(where)
     given = [file] if candidate is None else [file, candidate]
+    sides = ("scores",) if candidate is None else ("baseline", "candidate")
+    keywords = [read.keywords(where=extra) for extra in (baseline_where, candidate_where)]
     common: dict[str, Any] = {
         "estimator": estimator.value,
         "confidence_level": confidence_level,
@@ -193,21 +159,10 @@ def pass_at_k_command(
         "n_resamples": resamples,
         "rng": seed,
     }
-    with data_errors(), stdin_paths(given, input_format) as paths:
+    with data_errors(), stdin_paths(given, read.input_format) as paths:
         tables = [
-            load(
-                path,
-                name=side,
-                where=(shared | parse_where(extra)) or None,
-                skip_bad_lines=skip_bad_lines,
-                **read,
-            )
-            for path, side, extra in zip(
-                paths,
-                ("scores",) if candidate is None else ("baseline", "candidate"),
-                (baseline_where, candidate_where),
-                strict=False,
-            )
+            load(path, name=side, **options)
+            for path, side, options in zip(paths, sides, keywords, strict=False)
         ]
         if candidate is None:
             document = pass_at_k(

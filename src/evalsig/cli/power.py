@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import Enum
 from typing import Annotated
 
@@ -10,26 +11,16 @@ import typer
 from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail
 from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
-    ClusterColumn,
-    Filter,
+    TABLE_OPTIONS,
     Format,
-    IdColumn,
-    InputFormat,
-    KeyColumn,
-    Metric,
     MismatchPolicy,
     MissingPolicy,
     OnMismatch,
     OnMissing,
     Output,
-    RunColumn,
-    ScoreColumn,
-    Separator,
-    Task,
-    TaskColumn,
-    Where,
+    ReadFiles,
     numbers_for_files,
-    read_options,
+    reads_files,
     renamed,
 )
 from evalsig.cli.output import emit
@@ -64,6 +55,7 @@ Power = Annotated[float, typer.Option("--power", help="Target power (1 - beta)."
 
 
 @command("power", example="evalsig power --p01 0.075 --p10 0.065 --n 4000")
+@reads_files(*TABLE_OPTIONS)
 def power_command(
     pilot: Annotated[
         list[str] | None,
@@ -103,18 +95,8 @@ def power_command(
             "compare runs: score test, continuity-corrected below 25 discordant items)."
         ),
     ] = SizeMethod.normal,
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    key_column: KeyColumn = None,
-    where: Where = None,
-    task: Task = None,
-    task_column: TaskColumn = None,
-    metric: Metric = None,
-    filter_name: Filter = None,
-    input_format: InputFormat = "auto",
-    separator: Separator = None,
+    *,
+    read: ReadFiles,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -147,23 +129,9 @@ def power_command(
                     "with pilot files the rates and SDs are estimated; drop --p01, --p10, "
                     "--discordance, --sd and --sd-within (or drop the files)."
                 )
-            read = read_options(
-                id_column=id_column,
-                score_column=score_column,
-                run_column=run_column,
-                cluster_column=cluster_column,
-                key_column=key_column,
-                where=where,
-                task=task,
-                task_column=task_column,
-                metric=metric,
-                filter_name=filter_name,
-                input_format=input_format,
-                separator=separator,
-            )
-            with stdin_paths(pilot, input_format) as paths:
+            with stdin_paths(pilot, read.input_format) as paths:
                 tables = [
-                    load(path, name=side, **read)
+                    load(path, name=side, **read.keywords())
                     for side, path in zip(("baseline", "candidate"), paths, strict=True)
                 ]
                 document = as_given(
@@ -203,6 +171,7 @@ def power_command(
 @command(
     "resolution", example="evalsig resolution long.csv --id question_id --score correct --top 10"
 )
+@reads_files(*TABLE_OPTIONS)
 def resolution_command(
     results: Annotated[
         list[str],
@@ -214,18 +183,8 @@ def resolution_command(
     model_column: Annotated[
         str, typer.Option("--model-column", help="Column naming each row's model.")
     ] = "model",
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    key_column: KeyColumn = None,
-    where: Where = None,
-    task: Task = None,
-    task_column: TaskColumn = None,
-    metric: Metric = None,
-    filter_name: Filter = None,
-    input_format: InputFormat = "auto",
-    separator: Separator = None,
+    *,
+    read: ReadFiles,
     on_missing: MissingPolicy = OnMissing.error,
     on_mismatch: MismatchPolicy = OnMismatch.error,
     pairs: Annotated[
@@ -251,26 +210,15 @@ def resolution_command(
     from evalsig.report import power as views
 
     resamples = renamed("--bootstrap", "--resamples", bootstrap, resamples)
-    read = read_options(
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        where=where,
-        metric=metric,
-        filter_name=filter_name,
-        input_format=input_format,
-        separator=separator,
-    )
     policy = {"on_missing": on_missing.value, "on_mismatch": on_mismatch.value}
-    with data_errors(), stdin_paths(results, input_format) as paths:
+    keywords = replace(read, task=None, task_column=None).keywords()
+    with data_errors(), stdin_paths(results, read.input_format) as paths:
         scores = read_models(
             paths,
-            task=task,
-            task_column=task_column,
+            task=read.task,
+            task_column=read.task_column,
             model_column=model_column,
-            read=read,
+            read=keywords,
             policy=policy,
         )
         result = benchmark_resolution(

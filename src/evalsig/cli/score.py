@@ -13,22 +13,12 @@ import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors, fail, failure_line, note
 from evalsig.cli.options import (
-    ClusterColumn,
-    Filter,
+    TABLE_OPTIONS,
     Format,
-    IdColumn,
-    InputFormat,
-    KeyColumn,
-    Metric,
     Output,
-    RunColumn,
-    ScoreColumn,
-    Separator,
-    Task,
-    TaskColumn,
-    Where,
+    ReadFiles,
     check_level,
-    read_options,
+    reads_files,
 )
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import stdin_paths
@@ -59,6 +49,7 @@ def _check_prior(value: tuple[float, float] | None) -> tuple[float, float] | Non
 
 
 @command("score", example="evalsig score results.jsonl --id doc_id --score acc")
+@reads_files(*TABLE_OPTIONS)
 def score_command(
     paths: Annotated[
         list[str],
@@ -67,18 +58,7 @@ def score_command(
             "become runs), or - (stdin). One row per file and task."
         ),
     ],
-    id_column: IdColumn = None,
-    score_column: ScoreColumn = None,
-    run_column: RunColumn = None,
-    cluster_column: ClusterColumn = None,
-    key_column: KeyColumn = None,
-    where: Where = None,
-    task: Task = None,
-    task_column: TaskColumn = None,
-    metric: Metric = None,
-    filter_name: Filter = None,
-    input_format: InputFormat = "auto",
-    separator: Separator = None,
+    read: ReadFiles,
     method: Annotated[
         Method,
         typer.Option(
@@ -109,21 +89,7 @@ def score_command(
     from evalsig.data import load_tasks
     from evalsig.score import score
 
-    read = read_options(
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        where=where,
-        task=task,
-        task_column=task_column,
-        metric=metric,
-        filter_name=filter_name,
-        input_format=input_format,
-        separator=separator,
-    )
-    with data_errors(), stdin_paths(paths, input_format) as read_paths:
+    with data_errors(), stdin_paths(paths, read.input_format) as read_paths:
         results = [
             score(
                 table,
@@ -134,7 +100,7 @@ def score_command(
                 rng=seed,
             ).to_dict()
             for path in read_paths
-            for table in load_tasks(path, **read).values()
+            for table in load_tasks(path, **read.keywords()).values()
         ]
     _render(results, output_format, output)
 

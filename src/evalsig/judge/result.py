@@ -162,7 +162,9 @@ class JudgeResult(Tested):
             "se": json_safe(self.se, "se", nulls, "undefined"),
             "ci": _ci_dict(self.ci, "ci", nulls),
             "method": self.method,
-            "lambda": self.lambda_,
+            "lambda": json_safe(
+                self.lambda_, "lambda", nulls, "undefined: the judge's scores do not vary"
+            ),
             "n_labeled": self.n_labeled,
             "n_unlabeled": self.n_unlabeled,
             "n_clusters": self.n_clusters,
