@@ -14,7 +14,7 @@ import copy
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Literal, cast, get_args
@@ -253,6 +253,10 @@ SkipBadLines = Annotated[
 ]
 
 
+_KEYWORD = {"filter_name": "filter", "input_format": "format"}
+"""Reader options whose keyword of ``load`` differs from the command's parameter name."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadFiles:
     """The reader options a command was given (those it does not take keep their default)."""
@@ -281,48 +285,38 @@ class ReadFiles:
         Options left out are left out (empty when none was given), so the readers'
         defaults and detection apply.
         """
-        given: dict[str, Any] = {
-            "id_column": self.id_column,
-            "score_column": self.score_column,
-            "run_column": self.run_column,
-            "cluster_column": self.cluster_column,
-            "key_column": self.key_column,
-            "prediction_column": self.prediction_column,
-            "answer_column": self.answer_column,
-            "where": parse_where([*self.where, *(where or [])]) or None,
-            "task": self.task,
-            "task_column": self.task_column,
-            "metric": self.metric,
-            "filter": self.filter_name,
-            "split": self.split,
-            "format": None if self.input_format == "auto" else self.input_format,
-            "separator": self.separator,
-            "skip_bad_lines": self.skip_bad_lines or None,
+        given = {
+            _KEYWORD.get(item.name, item.name): getattr(self, item.name) for item in fields(self)
         }
+        given["where"] = parse_where([*self.where, *(where or [])]) or None
+        given["format"] = None if self.input_format == "auto" else self.input_format
+        given["skip_bad_lines"] = self.skip_bad_lines or None
         return {name: value for name, value in given.items() if value is not None}
 
 
-_READER_OPTIONS: dict[str, tuple[Any, Any]] = {
-    "id_column": (IdColumn, None),
-    "score_column": (ScoreColumn, None),
-    "run_column": (RunColumn, None),
-    "cluster_column": (ClusterColumn, None),
-    "key_column": (KeyColumn, None),
-    "prediction_column": (PredictionColumn, None),
-    "answer_column": (AnswerColumn, None),
-    "where": (Where, None),
-    "task": (Task, None),
-    "task_column": (TaskColumn, None),
-    "metric": (Metric, None),
-    "filter_name": (Filter, None),
-    "split": (Split, None),
-    "input_format": (InputFormat, "auto"),
-    "separator": (Separator, None),
-    "skip_bad_lines": (SkipBadLines, False),
+_READER_TYPES: dict[str, Any] = {
+    "id_column": IdColumn,
+    "score_column": ScoreColumn,
+    "run_column": RunColumn,
+    "cluster_column": ClusterColumn,
+    "key_column": KeyColumn,
+    "prediction_column": PredictionColumn,
+    "answer_column": AnswerColumn,
+    "where": Where,
+    "task": Task,
+    "task_column": TaskColumn,
+    "metric": Metric,
+    "filter_name": Filter,
+    "split": Split,
+    "input_format": InputFormat,
+    "separator": Separator,
+    "skip_bad_lines": SkipBadLines,
 }
-"""Each reader option's parameter name, ``Annotated`` type and default, in ``--help`` order."""
+"""Each reader option's ``Annotated`` type (its flags and help); the names, their
+``--help`` order and defaults are :class:`ReadFiles`'s fields (``--where``, repeatable, is
+None when not given)."""
 
-READER_OPTIONS: tuple[str, ...] = tuple(_READER_OPTIONS)
+READER_OPTIONS: tuple[str, ...] = tuple(item.name for item in fields(ReadFiles))
 TABLE_OPTIONS: tuple[str, ...] = tuple(
     name
     for name in READER_OPTIONS
@@ -331,8 +325,12 @@ TABLE_OPTIONS: tuple[str, ...] = tuple(
 """The reader options of most commands: columns, row filters, task, metric and format."""
 
 
+_DEFAULTS = {item.name: item.default for item in fields(ReadFiles)}
+
+
 def _reader_parameter(name: str, help_text: str | None) -> inspect.Parameter:
-    annotation, default = _READER_OPTIONS[name]
+    annotation = _READER_TYPES[name]
+    default = None if name == "where" else _DEFAULTS[name]
     if help_text is not None:
         kind, info = annotation.__origin__, copy.copy(annotation.__metadata__[0])
         info.help = help_text
