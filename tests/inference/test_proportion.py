@@ -9,7 +9,8 @@ Golden values come from the reference implementations themselves, called beside 
   ``"jeffreys"``, ``"agresti_coull"`` and ``"normal"`` (Wald). Its ``"binom_test"``
   (inverting the two-sided binomial test) is not one of ours.
 
-At k = 0, n - 1, n and middle values, n = 1..1000, to 1e-10. Where we differ on purpose it
+At k = 0, 1, n - 1, n and middle values, n = 1..1000 (scipy's root-finding Clopper-Pearson at
+every 7th n past 60), to 1e-10. Where we differ on purpose it
 is tested as such: Jeffreys' bound at an edge is the edge (Brown, Cai & DasGupta 2001;
 statsmodels keeps the equal-tailed one), and the Bayesian interval is checked against the
 Beta posterior's quantiles (``scipy.stats.beta``).
@@ -23,6 +24,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from scipy.stats import binomtest
+from scipy.stats._result_classes import BinomTestResult
 from statsmodels.stats.proportion import proportion_confint
 
 from evalsig.errors import DataError
@@ -59,21 +61,39 @@ def counts(n: int) -> np.ndarray:
 
 
 def sizes(full: bool) -> list[int]:
-    return list(range(1, 1001)) if full else [*range(1, 61), 99, 100, 250, 999, 1000]
+    """Every n to 60 and a few large ones; ``full``: also every 7th n to 1000 (every n to
+    1000 is checked against statsmodels' Clopper-Pearson, the Beta quantiles, below)."""
+    small = [*range(1, 61), 99, 100, 250, 999, 1000]
+    return sorted({*small, *range(61, 1001, 7)}) if full else small
 
 
 def _scipy_bounds(k: np.ndarray, n: int, method: str, level: float) -> np.ndarray:
+    """scipy's ``binomtest(k, n).proportion_ci(level, method)``, from the result class
+    that ``binomtest`` returns: ``binomtest`` itself first searches the pmf for its
+    two-sided p-value, which the interval does not use and which costs most of the time."""
     return np.array(
-        [tuple(binomtest(int(x), n).proportion_ci(level, method=method)) for x in k],
+        [tuple(_scipy_result(int(x), n).proportion_ci(level, method=method)) for x in k],
         dtype=np.float64,
     )
+
+
+def _scipy_result(k: int, n: int) -> Any:
+    return BinomTestResult(k=k, n=n, alternative="two-sided", statistic=k / n, pvalue=1.0)
+
+
+def test_the_result_class_gives_binomtests_interval() -> None:
+    for k, n in ((0, 1), (3, 20), (20, 20), (333, 1000)):
+        for method in sorted(set(SCIPY.values())):
+            assert _scipy_result(k, n).proportion_ci(0.9, method=method) == binomtest(
+                k, n
+            ).proportion_ci(0.9, method=method)
 
 
 @pytest.mark.parametrize(
     "full",
     [
         pytest.param(False, id="n-1..60-and-large"),
-        pytest.param(True, id="n-1..1000", marks=pytest.mark.slow),
+        pytest.param(True, id="n-to-1000", marks=pytest.mark.slow),
     ],
 )
 def test_clopper_pearson_against_scipy_exact(full: bool) -> None:
