@@ -1,4 +1,5 @@
-"""Bradley-Terry fits against statsmodels on the expanded (uncompressed) battles.
+"""Bradley-Terry fits against statsmodels on the expanded (uncompressed) battles, and the
+batched bootstrap against a loop of single fits.
 
 Oracle: ``statsmodels.api.Logit(y, X)`` (``GLM(y, X, family=Binomial())`` for fractional
 outcomes) with ``X[i] = e_{a_i} - e_{b_i}`` (the anchor's column dropped) plus the
@@ -7,13 +8,17 @@ features, fitted to every battle; evalsig fits the compressed rows.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import statsmodels.api as sm
 from scipy import optimize
 
-from evalsig.arena import battles, bradley_terry, compress
-from evalsig.arena.fit import fit
+from evalsig.arena import battles, bootstrap, bradley_terry, compress
+from evalsig.arena.design import Design
+from evalsig.arena.fit import fit, newton
+from evalsig.errors import DataError
 
 M = 6
 STRENGTHS = np.array([0.9, 0.5, 0.2, 0.0, -0.4, -1.1])
@@ -160,3 +165,44 @@ def test_compressed_general_path_equals_the_fast_path(simulate, names, ties):
     two = fit(compress(weighted), ties=ties, anchor=0)
     np.testing.assert_allclose(one.params, two.params, atol=1e-10)
     np.testing.assert_allclose(one.cov_sandwich, two.cov_sandwich, atol=1e-12)
+
+
+def _bootstrap_loop(rows, start, ties, n_resamples, seed):
+    """The plain loop: one draw, then one Newton fit of it, after another."""
+    design = Design(rows, 0)
+    rng = np.random.default_rng(seed)
+    out = np.full((n_resamples, len(start)), np.nan)
+    labels, g = np.unique(rows.cluster, return_inverse=True)
+    for i in range(n_resamples):
+        count = rows.count * rng.multinomial(len(labels), np.full(len(labels), 1 / len(labels)))[g]
+        try:
+            params, _, _ = newton(
+                design, replace(rows, count=count), ties, start, max_iter=60, tol=1e-8
+            )
+        except (DataError, np.linalg.LinAlgError):
+            continue
+        if np.all(np.isfinite(params)) and np.max(np.abs(params - start)) < 50:
+            out[i] = params
+    return out
+
+
+@pytest.mark.parametrize("ties", ["half", "davidson"])
+@pytest.mark.parametrize("batch", [1, 7, 1 << 22])
+def test_the_batched_bootstrap_is_a_loop_of_single_fits(simulate, names, ties, batch, monkeypatch):
+    """All resamples fitted at once, or a few at a time, give each resample's own fit; a
+    small cluster count makes some resamples separate a model (no finite fit: NaN)."""
+    a, b, y = simulate(STRENGTHS, 60, seed=7)
+    y = np.where(np.random.default_rng(7).random(len(y)) < 0.15, 0.5, y)
+    clusters = np.random.default_rng(8).integers(0, 4, len(y))
+    features = np.random.default_rng(9).normal(size=(len(y), 1))
+    rows = compress(battles(names(M)[a], names(M)[b], y, clusters=clusters, features=features))
+    start = np.delete(fit(rows, ties=ties, anchor=0).params, 0)
+    monkeypatch.setattr(bootstrap, "BATCH_CELLS", batch)
+    seed = np.random.SeedSequence(11)
+    ours, failed = bootstrap.bootstrap_params(
+        rows, start, ties=ties, anchor=0, n_resamples=60, seed=seed
+    )
+    loop = _bootstrap_loop(rows, start, ties, 60, np.random.SeedSequence(11))
+    assert failed == np.isnan(loop[:, 0]).sum()
+    assert 0 < failed < 60
+    np.testing.assert_allclose(ours, loop, rtol=0, atol=1e-12)

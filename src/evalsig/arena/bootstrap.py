@@ -15,16 +15,16 @@ only up to that noise (give the prompts as clusters).
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from evalsig.arena.battles import Compressed
 from evalsig.arena.design import Design
-from evalsig.arena.fit import Ties, newton
-from evalsig.errors import DataError
+from evalsig.arena.fit import CONVERGED, Ties, newton_many
 
-__all__ = ["bootstrap_params"]
+__all__ = ["BATCH_CELLS", "bootstrap_params"]
+
+BATCH_CELLS = 1 << 22
+"""The resamples fitted at once hold about this many numbers per array (32 MB of floats)."""
 
 
 def bootstrap_params(
@@ -38,7 +38,10 @@ def bootstrap_params(
     seed: np.random.SeedSequence,
 ) -> tuple[np.ndarray, int]:
     """``(n_resamples, K)`` free parameters of each resample (NaN rows where a resample
-    has no finite maximum likelihood), and how many such resamples there were."""
+    has no finite maximum likelihood), and how many such resamples there were.
+
+    The resamples are fitted together, a batch at a time (:func:`newton_many`), so that
+    each Newton step is a few array operations for the whole batch."""
     design = Design(rows, anchor)
     rng = np.random.default_rng(seed)
     out = np.full((n_resamples, len(start)), np.nan)
@@ -48,20 +51,21 @@ def bootstrap_params(
         units = len(labels)
     else:
         total = round(float(rows.count.sum()))
-    for i in range(n_resamples):
-        if rows.cluster is not None:
-            w = rng.multinomial(units, np.full(units, 1.0 / units))
-            count = rows.count * w[g]
-        else:
-            count = rng.multinomial(total, rows.count / rows.count.sum()).astype(np.float64)
-        drawn = dataclasses.replace(rows, count=count)
-        try:
-            params, _, _ = newton(design, drawn, ties, start, max_iter=60, tol=1e-8)
-        except (DataError, np.linalg.LinAlgError):
-            failed += 1
-            continue
-        if np.all(np.isfinite(params)) and float(np.max(np.abs(params - start))) < 50.0:
-            out[i] = params
-        else:
-            failed += 1
+    size = max(1, BATCH_CELLS // max(len(rows.count), design.m * design.m, len(start) ** 2))
+    for first in range(0, n_resamples, size):
+        chunk = range(first, min(first + size, n_resamples))
+        counts = np.empty((len(chunk), len(rows.count)))
+        for j in range(len(chunk)):  # one draw after another: the stream of a loop of fits
+            if rows.cluster is not None:
+                counts[j] = rows.count * rng.multinomial(units, np.full(units, 1.0 / units))[g]
+            else:
+                counts[j] = rng.multinomial(total, rows.count / rows.count.sum())
+        params, _, _, status = newton_many(
+            design, counts * rows.weight, rows.outcome, ties, start, max_iter=60, tol=1e-8
+        )
+        finite = np.all(np.isfinite(params), axis=1)
+        near = np.max(np.abs(np.where(finite[:, None], params - start, np.inf)), axis=1) < 50.0
+        kept = (status == CONVERGED) & near
+        out[chunk.start : chunk.stop][kept] = params[kept]
+        failed += int(np.sum(~kept))
     return out, failed

@@ -30,35 +30,58 @@ class Design:
         self.k = self.m - 1 + (0 if rows.features is None else rows.features.shape[1])
 
     def times(self, params: np.ndarray) -> np.ndarray:
-        """``X @ params``."""
-        s = np.insert(params[: self.m - 1], self.anchor, 0.0)
-        d = s[self.a] - s[self.b]
+        """``X @ params``, for parameters ``(k,)`` or a batch ``(n, k)``."""
+        s = np.insert(params[..., : self.m - 1], self.anchor, 0.0, axis=-1)
+        d = s[..., self.a] - s[..., self.b]
         if self.features is not None:
-            d = d + self.features @ params[self.m - 1 : self.k]
+            d = d + params[..., self.m - 1 : self.k] @ self.features.T
         return np.asarray(d, dtype=np.float64)
 
     def t_times(self, v: np.ndarray) -> np.ndarray:
-        """``X' v``."""
-        out = np.bincount(self.a, v, self.m) - np.bincount(self.b, v, self.m)
-        out = np.delete(out, self.anchor)
+        """``X' v``, for weights ``(R,)`` or a batch ``(n, R)`` (one row each)."""
+        batch = np.atleast_2d(v)
+        out = np.delete(
+            self._by_model(batch, self.a) - self._by_model(batch, self.b), self.anchor, 1
+        )
         if self.features is not None:
-            out = np.concatenate([out, self.features.T @ v])
-        return out
+            out = np.concatenate([out, batch @ self.features], axis=1)
+        return np.asarray(out.reshape(*v.shape[:-1], self.k), dtype=np.float64)
 
     def gram(self, v: np.ndarray) -> np.ndarray:
-        """``X' diag(v) X``."""
-        m = self.m
-        pair = np.bincount(self.a * m + self.b, v, m * m).reshape(m, m)
-        block = np.diag(np.bincount(self.a, v, m) + np.bincount(self.b, v, m)) - pair - pair.T
-        block = np.delete(np.delete(block, self.anchor, axis=0), self.anchor, axis=1)
-        if self.features is None:
-            return np.asarray(block, dtype=np.float64)
-        f = self.features
-        cross = np.column_stack(
-            [np.bincount(self.a, v * col, m) - np.bincount(self.b, v * col, m) for col in f.T]
+        """``X' diag(v) X``, for weights ``(R,)`` or a batch ``(n, R)`` (``(n, k, k)``)."""
+        batch = np.atleast_2d(v)
+        n, m = len(batch), self.m
+        cells = np.arange(n)[:, None] * (m * m) + self.a * m + self.b
+        pair = np.bincount(cells.ravel(), batch.ravel(), n * m * m).reshape(n, m, m)
+        block = -pair - pair.transpose(0, 2, 1)
+        diagonal = np.arange(m)
+        block[:, diagonal, diagonal] += self._by_model(batch, self.a) + self._by_model(
+            batch, self.b
         )
-        cross = np.delete(cross, self.anchor, axis=0)
-        return np.block([[block, cross], [cross.T, f.T @ (v[:, None] * f)]])
+        block = np.delete(np.delete(block, self.anchor, axis=1), self.anchor, axis=2)
+        if self.features is not None:
+            f = self.features
+            cross = np.stack(
+                [
+                    self._by_model(batch * col, self.a) - self._by_model(batch * col, self.b)
+                    for col in f.T
+                ],
+                axis=2,
+            )
+            cross = np.delete(cross, self.anchor, axis=1)
+            square = np.einsum("nr,rp,rq->npq", batch, f, f)
+            block = np.concatenate(
+                [np.concatenate([block, cross], axis=2),
+                 np.concatenate([cross.transpose(0, 2, 1), square], axis=2)],
+                axis=1,
+            )  # fmt: skip
+        return np.asarray(block, dtype=np.float64).reshape(*v.shape[:-1], self.k, self.k)
+
+    def _by_model(self, batch: np.ndarray, model: np.ndarray) -> np.ndarray:
+        """``(n, M)`` sums of each row of ``batch`` by the model index ``model`` of its rows."""
+        n, m = len(batch), self.m
+        index = np.arange(n)[:, None] * m + model
+        return np.bincount(index.ravel(), batch.ravel(), n * m).reshape(n, m)
 
     def sparse(self) -> Any:
         """``X`` as a scipy sparse matrix (for sums by cluster)."""

@@ -35,7 +35,17 @@ from evalsig.arena.battles import Compressed
 from evalsig.arena.design import Design
 from evalsig.errors import DataError
 
-__all__ = ["Correction", "Design", "Fit", "Ties", "check_estimable", "fit", "newton"]
+__all__ = [
+    "CONVERGED",
+    "Correction",
+    "Design",
+    "Fit",
+    "Ties",
+    "check_estimable",
+    "fit",
+    "newton",
+    "newton_many",
+]
 
 Ties = Literal["half", "davidson"]
 Correction = Literal["CR2", "CR1"]
@@ -64,7 +74,7 @@ class Fit:
 
 
 def _terms(
-    d: np.ndarray, y: np.ndarray, theta: float | None
+    d: np.ndarray, y: np.ndarray, theta: np.ndarray | float | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per battle: log-likelihood, score on ``x`` and on log nu, information parts
     ``h_xx``, ``h_xt``, ``h_tt`` (the last three zero without Davidson's parameter)."""
@@ -83,13 +93,6 @@ def _terms(
     score_x = (win.astype(float) - loss - diff) / 2.0
     score_t = tie - pt
     return ll, score_x, ((pa + pb) - diff**2) / 4.0, -diff * pt / 2.0, score_t, pt * (1 - pt)
-
-
-def _total(design: Design, rows: Compressed, params: np.ndarray, ties: Ties) -> float:
-    k = design.k
-    theta = float(params[k]) if ties == "davidson" else None
-    ll = _terms(design.times(params), rows.outcome, theta)[0]
-    return float(np.sum(rows.count * rows.weight * ll))
 
 
 def fit(
@@ -120,7 +123,9 @@ def fit(
     """
     design = Design(rows, anchor)
     params, current, iteration = newton(design, rows, ties, start, tol=tol, max_iter=max_iter)
-    _grad, info = _gradient_information(design, rows, params, ties)
+    _grad, info = _gradient_information(
+        design, rows.count * rows.weight, rows.outcome, params, ties
+    )
     inv = np.linalg.inv(info)
     n_clusters = None if rows.cluster is None else len(np.unique(rows.cluster))
     used: Correction | None = None if n_clusters is None else "CR1"
@@ -177,6 +182,10 @@ def fit(
     )
 
 
+CONVERGED, SINGULAR, DIVERGED = 0, 1, 2
+"""The outcome of each fit of :func:`newton_many`."""
+
+
 def newton(
     design: Design,
     rows: Compressed,
@@ -187,56 +196,130 @@ def newton(
     max_iter: int = 200,
 ) -> tuple[np.ndarray, float, int]:
     """Free parameters, log-likelihood and Newton steps taken (``design`` from
-    :class:`Design`, so that a bootstrap builds it once)."""
-    k = design.k
-    nw = rows.count * rows.weight
-    if start is not None:
-        params = start.astype(np.float64).copy()
-    else:
-        params = np.zeros(k + (1 if ties == "davidson" else 0))
-        if ties == "davidson":
-            share = float(np.sum(nw * (rows.outcome == 0.5)) / np.sum(nw))
-            params[k] = np.log(2.0 * share / (1.0 - share))
-    current = _total(design, rows, params, ties)
-    for iteration in range(1, max_iter + 1):
-        grad, info = _gradient_information(design, rows, params, ties)
-        try:
-            step = np.linalg.solve(info, grad)
-        except np.linalg.LinAlgError:
-            raise DataError(
-                "the Bradley-Terry information matrix is singular: a feature is constant or "
-                "a copy of another (or of the model codes); drop it."
-            ) from None
-        t = 1.0
-        while True:
-            trial = params + t * step
-            value = _total(design, rows, trial, ties)
-            if value >= current - 1e-12 * abs(current) or t < 1e-10:
-                break
-            t /= 2.0
-        params, current = trial, value
-        if float(np.max(np.abs(t * step), initial=0.0)) < tol:
-            return params, current, iteration
-    raise DataError(
-        f"the Bradley-Terry fit did not converge in {max_iter} Newton steps; some score "
-        "is probably infinite (a model, or a feature, that separates wins from losses)."
+    :class:`Design`): :func:`newton_many` with one set of weights, its failures as errors."""
+    params, loglik, steps, status = newton_many(
+        design,
+        (rows.count * rows.weight)[None],
+        rows.outcome,
+        ties,
+        None if start is None else start[None],
+        tol=tol,
+        max_iter=max_iter,
     )
+    if status[0] == SINGULAR:
+        raise DataError(
+            "the Bradley-Terry information matrix is singular: a feature is constant or "
+            "a copy of another (or of the model codes); drop it."
+        )
+    if status[0] == DIVERGED:
+        raise DataError(
+            f"the Bradley-Terry fit did not converge in {max_iter} Newton steps; some score "
+            "is probably infinite (a model, or a feature, that separates wins from losses)."
+        )
+    return params[0], float(loglik[0]), int(steps[0])
+
+
+def newton_many(
+    design: Design,
+    weights: np.ndarray,
+    outcome: np.ndarray,
+    ties: Ties,
+    start: np.ndarray | None,
+    *,
+    tol: float,
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Newton's method with step halving, for ``n`` fits at once on the same rows with
+    their own weights ``(n, R)`` (count times weight: a bootstrap's resamples).
+
+    Each fit stops when its step is below ``tol``. Returns the ``(n, K)`` free parameters,
+    the log-likelihoods, the steps taken and the status of each fit (:data:`CONVERGED`,
+    :data:`SINGULAR` information, or :data:`DIVERGED` after ``max_iter`` steps).
+    """
+    n, k = len(weights), design.k
+    if start is not None:
+        params = np.array(np.broadcast_to(start, (n, start.shape[-1])), dtype=np.float64)
+    else:
+        params = np.zeros((n, k + (1 if ties == "davidson" else 0)))
+        if ties == "davidson":
+            share = np.sum(weights * (outcome == 0.5), axis=1) / np.sum(weights, axis=1)
+            params[:, k] = np.log(2.0 * share / (1.0 - share))
+    current = _loglik(design, weights, outcome, params, ties)
+    steps = np.zeros(n, dtype=np.int64)
+    status = np.full(n, DIVERGED)
+    active = np.arange(n)
+    for iteration in range(1, max_iter + 1):
+        if not active.size:
+            break
+        w, p, now = weights[active], params[active], current[active]
+        step, solved = _solve(*_gradient_information(design, w, outcome, p, ties))
+        status[active[~solved]] = SINGULAR
+        active, w, p, now, step = active[solved], w[solved], p[solved], now[solved], step[solved]
+        t = np.ones(len(active))
+        trial = p + step
+        value = _loglik(design, w, outcome, trial, ties)
+        short = ~(value >= now - 1e-12 * np.abs(now))
+        while np.any(short := short & (t >= 1e-10)):
+            t[short] /= 2.0
+            trial[short] = p[short] + t[short, None] * step[short]
+            value[short] = _loglik(design, w[short], outcome, trial[short], ties)
+            short[short] = ~(value[short] >= now[short] - 1e-12 * np.abs(now[short]))
+        params[active], current[active], steps[active] = trial, value, iteration
+        done = np.max(np.abs(t[:, None] * step), axis=1, initial=0.0) < tol
+        status[active[done]] = CONVERGED
+        active = active[~done]
+    return params, current, steps, status
+
+
+def _solve(gradient: np.ndarray, information: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Newton steps ``I^-1 g`` of a batch, and which informations were not singular."""
+    try:
+        return np.linalg.solve(information, gradient[..., None])[..., 0], np.ones(
+            len(gradient), dtype=bool
+        )
+    except np.linalg.LinAlgError:
+        pass
+    step = np.zeros_like(gradient)
+    solved = np.ones(len(gradient), dtype=bool)
+    for i in range(len(gradient)):
+        try:
+            step[i] = np.linalg.solve(information[i], gradient[i])
+        except np.linalg.LinAlgError:
+            solved[i] = False
+    return step, solved
+
+
+def _theta(params: np.ndarray, k: int, ties: Ties) -> np.ndarray | None:
+    """Davidson's log nu of each fit, as a column (None for ``ties="half"``)."""
+    return params[..., k : k + 1] if ties == "davidson" else None
+
+
+def _loglik(
+    design: Design, weights: np.ndarray, outcome: np.ndarray, params: np.ndarray, ties: Ties
+) -> np.ndarray:
+    """The weighted log-likelihood of each fit (``params`` and ``weights`` by row)."""
+    ll = _terms(design.times(params), outcome, _theta(params, design.k, ties))[0]
+    return np.asarray(np.sum(weights * ll, axis=-1), dtype=np.float64)
 
 
 def _gradient_information(
-    design: Design, rows: Compressed, params: np.ndarray, ties: Ties
+    design: Design, weights: np.ndarray, outcome: np.ndarray, params: np.ndarray, ties: Ties
 ) -> tuple[np.ndarray, np.ndarray]:
-    k = design.k
-    nw = rows.count * rows.weight
-    theta = float(params[k]) if ties == "davidson" else None
-    _, sx, hxx, hxt, st, htt = _terms(design.times(params), rows.outcome, theta)
-    grad_x = design.t_times(nw * sx)
-    info_x = design.gram(nw * hxx)
+    """The score and the information, for one fit or a batch (``params`` ``(..., K)``)."""
+    theta = _theta(params, design.k, ties)
+    _, sx, hxx, hxt, st, htt = _terms(design.times(params), outcome, theta)
+    grad_x = design.t_times(weights * sx)
+    info_x = design.gram(weights * hxx)
     if theta is None:
         return grad_x, info_x
-    cross = design.t_times(nw * hxt)
-    info = np.block([[info_x, cross[:, None]], [cross[None, :], np.array([[np.sum(nw * htt)]])]])
-    return np.append(grad_x, np.sum(nw * st)), info
+    cross = design.t_times(weights * hxt)
+    corner = np.sum(weights * htt, axis=-1)[..., None, None]
+    info = np.concatenate(
+        [np.concatenate([info_x, cross[..., :, None]], axis=-1),
+         np.concatenate([cross[..., None, :], corner], axis=-1)],
+        axis=-2,
+    )  # fmt: skip
+    return np.concatenate([grad_x, np.sum(weights * st, axis=-1)[..., None]], axis=-1), info
 
 
 def _meat(design: Design, rows: Compressed, params: np.ndarray, ties: Ties) -> np.ndarray:
