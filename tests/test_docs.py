@@ -5,11 +5,13 @@ Examples are the fenced blocks of ``docs/**/*.md`` (and the Python blocks of REA
 * ``python`` blocks run in order, the blocks of a page sharing one namespace;
 * ``pycon`` blocks (``>>>`` prompts) run as doctests in the same namespace, so the output
   they show is checked;
-* ``console`` blocks run every ``$ evalsig ...`` line through the real command in a
-  subprocess; each output line shown must be a whole line of what the command printed
-  (or several, since the terminal may wrap; whitespace normalised), where ``...`` stands
-  for any text (a date, a digest) and a line of ``...`` alone for lines left out, so that
-  no line is shown cut off; the exit code must be 0 or the one the block declares.
+* ``console`` blocks run every ``$ evalsig ...`` line through the console script's entry
+  point, in the test's process (the interpreter's start-up is all that leaves out; the
+  command line's own tests run it in subprocesses); each output line shown must be a
+  whole line of what the command printed (or several, since the terminal may wrap;
+  whitespace normalised), where ``...`` stands for any text (a date, a digest) and a line
+  of ``...`` alone for lines left out, so that no line is shown cut off; the exit code
+  must be 0 or the one the block declares.
 
 Directives are HTML comments on the line right above a fence (invisible on the site):
 
@@ -36,12 +38,15 @@ import shlex
 import shutil
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
+from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -175,26 +180,41 @@ def run_console(block: Block, workdir: Path) -> None:
     for command, shown in console_commands(block.text):
         argv = shlex.split(command)
         assert argv[0] == "evalsig", f"{block.label}: only evalsig commands run: {command!r}"
-        env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
-        done = subprocess.run(
-            [sys.executable, "-m", "evalsig", *argv[1:]],
-            cwd=workdir,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=COMMAND_TIMEOUT,
-            check=False,
-        )
-        printed = done.stdout + done.stderr
-        assert done.returncode == expected_code, (
-            f"{block.label}: `{command}` exited with {done.returncode}, not "
-            f"{expected_code}:\n{printed}"
+        code, printed = run_evalsig(argv[1:])
+        assert code == expected_code, (
+            f"{block.label}: `{command}` exited with {code}, not {expected_code}:\n{printed}"
         )
         for line in shown:
             assert shows(printed, line), (
                 f"{block.label}: `{command}` did not print {line.strip()!r} as a whole line "
                 f"(`...` stands for any text); it printed:\n{printed}"
             )
+
+
+def run_evalsig(args: list[str]) -> tuple[int, str]:
+    """The exit code and the output (stdout, then stderr) of ``evalsig ARGS`` run by the
+    console script's entry point, :func:`evalsig.cli.app.main`, in this process (the
+    interpreter's start-up is the one thing left out), on a 100-column terminal without
+    colour. A Python warning that escapes the command fails it: commands say what the user
+    should know in their notes."""
+    from evalsig.cli.app import main
+
+    runner = CliRunner(env={"NO_COLOR": "1", "COLUMNS": "100"})
+    with (
+        runner.isolation() as (stdout, stderr, _),
+        mock.patch.object(sys, "argv", ["evalsig", *args]),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("error")
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        printed = stdout.getvalue() + stderr.getvalue()
+    return code, printed.decode("utf-8", "replace")
 
 
 def run_doctest(block: Block, namespace: dict[str, Any]) -> None:
