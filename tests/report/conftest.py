@@ -23,6 +23,9 @@ import pytest
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 """Where the browser tests save their screenshots (git-ignored)."""
+SCREENSHOTS = "EVALSIG_SCREENSHOTS"
+"""Set (to anything but empty) to have the browser tests save a screenshot of each page
+they check: for a person to look at; no test reads them, and they take half its time."""
 
 FLAGS = [
     "--headless",
@@ -75,6 +78,19 @@ def browser(chromium: str) -> Iterator[Any]:
         browser = playwright.chromium.launch(executable_path=chromium, args=FLAGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def screenshot() -> Callable[[Any, str], None]:
+    """``screenshot(tab, name)``: the whole page to ``artifacts/<name>.png`` when
+    :data:`SCREENSHOTS` is set, else nothing."""
+
+    def save(tab: Any, name: str) -> None:
+        if os.environ.get(SCREENSHOTS):
+            ARTIFACTS.mkdir(exist_ok=True)
+            tab.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+    return save
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """The HTML report in a real headless Chromium: offline, no errors, hostile names inert.
 
 The browser comes from the fixtures in ``conftest.py`` (the test skips with the reason
-where Chromium is missing). A screenshot is saved to ``artifacts/report.png``.
+where Chromium is missing). With ``EVALSIG_SCREENSHOTS=1``, screenshots are saved to
+``artifacts/``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from evalsig.release import gate
 from evalsig.report.html import page
 
 HOSTILE = "<script>alert(1)</script>"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
 
 def _results() -> list[dict[str, Any]]:
@@ -34,7 +34,7 @@ def _results() -> list[dict[str, Any]]:
     return [comparison, release]
 
 
-def test_report_in_a_real_browser(open_page: Any, tmp_path: Path) -> None:
+def test_report_in_a_real_browser(open_page: Any, screenshot: Any, tmp_path: Path) -> None:
     results = _results()
     path = tmp_path / "report.html"
     path.write_text(page(results, title=f"report {HOSTILE}"), encoding="utf-8")
@@ -63,8 +63,7 @@ def test_report_in_a_real_browser(open_page: Any, tmp_path: Path) -> None:
     reversed_first = table.locator("tbody tr").first.locator("td").nth(6).inner_text()
     assert first != reversed_first
     assert header.get_attribute("aria-sort") == "descending"
-    ARTIFACTS.mkdir(exist_ok=True)
-    tab.screenshot(path=str(ARTIFACTS / "report.png"), full_page=True)
+    screenshot(tab, "report")
 
 
 def _later_results() -> list[dict[str, Any]]:
@@ -99,7 +98,9 @@ def _later_results() -> list[dict[str, Any]]:
     ]
 
 
-def test_every_result_kind_in_a_real_browser(open_page: Any, tmp_path: Path) -> None:
+def test_every_result_kind_in_a_real_browser(
+    open_page: Any, screenshot: Any, tmp_path: Path
+) -> None:
     results = _later_results()
     path = tmp_path / "all.html"
     path.write_text(page(results, title="every kind"), encoding="utf-8")
@@ -114,5 +115,4 @@ def test_every_result_kind_in_a_real_browser(open_page: Any, tmp_path: Path) -> 
     assert "N* = 10,987 items" in text
     assert tab.locator("script").count() == 1
     assert tab.locator("svg").count() >= 6
-    ARTIFACTS.mkdir(exist_ok=True)
-    tab.screenshot(path=str(ARTIFACTS / "report-all-kinds.png"), full_page=True)
+    screenshot(tab, "report-all-kinds")

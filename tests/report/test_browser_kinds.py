@@ -12,8 +12,9 @@ spaces) wherever a result carries names. Each page is checked in the browser:
   visible text (whole, wrapped onto lines, or in a key of short marks, each mark distinct);
 - no console errors, no network requests, no dialogs (the hostile names stay text).
 
-Screenshots go to ``artifacts/report-<kind>-<width>.png``. The browser comes from the
-fixtures in ``conftest.py`` (skipped with the reason where Chromium is missing).
+With ``EVALSIG_SCREENSHOTS=1``, screenshots go to ``artifacts/report-<kind>-<width>.png``.
+The browser comes from the fixtures in ``conftest.py`` (skipped with the reason where
+Chromium is missing).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import pytest
 from evalsig.report.html import page, section
 from evalsig.report.schemas import KINDS
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 WIDTHS = (1200, 600)
 SMALLEST_TEXT_PX = 9.0
 """The smallest SVG text height, in screen pixels, that a plot may shrink to."""
@@ -312,7 +312,7 @@ CHECKS = """
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_kind_in_a_real_browser(
-    kind: str, width: int, built: Built, open_page: Any, tmp_path: Path
+    kind: str, width: int, built: Built, open_page: Any, screenshot: Any, tmp_path: Path
 ) -> None:
     document, names = built[kind]
     assert document["kind"] == kind
@@ -322,8 +322,7 @@ def test_kind_in_a_real_browser(
     path.write_text(page([document]), encoding="utf-8")
     opened = open_page(path, width=width)
     tab = opened.tab
-    ARTIFACTS.mkdir(exist_ok=True)
-    tab.screenshot(path=str(ARTIFACTS / f"report-{kind}-{width}.png"), full_page=True)
+    screenshot(tab, f"report-{kind}-{width}")
     found = tab.evaluate(CHECKS, [shown, SMALLEST_TEXT_PX])
     assert {k: v for k, v in found.items() if v} == {}
     assert opened.errors == []
