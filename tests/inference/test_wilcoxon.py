@@ -633,3 +633,20 @@ def test_bad_scores() -> None:
         wilcoxon([0.1, 0.2, 0.3], [0.3, 0.4])
     with pytest.raises(DataError, match=r"a paired test needs at least 2 items; got 1\."):
         wilcoxon([0.1], [0.3])
+
+
+@pytest.mark.parametrize("m", [1, 2, 7, 40, 401])
+def test_the_one_selection_gives_each_order_statistic_on_its_own(m: int) -> None:
+    """The estimate and the intervals selected together from one build of the Walsh
+    averages equal the median and each end selected alone."""
+    rng = np.random.default_rng(m)
+    s = np.sort(np.round(rng.normal(0.2, 1.0, m), 1))
+    exact = np.cumsum(wilcoxon_module._null_pmf(2 * np.arange(1, m + 1)))[::2]
+    for cdf in (None, exact):
+        estimate, interval = wilcoxon_module._estimate_and_interval(s, cdf, 0.9, "greater")
+        assert estimate == wilcoxon_module._walsh_median(s)
+        for side in ("two-sided", "greater", "less"):
+            alone = wilcoxon_module._interval(s, cdf, 0.9, side)
+            assert interval.known[(0.9, side)] == alone
+            assert interval(0.9, side) == alone
+        assert interval(0.8, "less") == wilcoxon_module._interval(s, cdf, 0.8, "less")

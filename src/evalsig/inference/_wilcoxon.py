@@ -9,7 +9,8 @@ differences, then selecting exactly among the few candidates left.
 from __future__ import annotations
 
 import math
-from functools import partial
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal, TypedDict, cast, get_args
 
 import numpy as np
@@ -304,17 +305,18 @@ def wilcoxon_core(
             f"{m} differences are too few for a bounded {confidence_level:.0%} interval: "
             "it is the whole line."
         )
+    estimate, interval = _estimate_and_interval(s, cdf, confidence_level, alternative)
     return make_result(
         method="wilcoxon-exact" if use_exact else "wilcoxon-normal",
         estimand="pseudomedian of differences (Hodges-Lehmann)",
-        estimate=_walsh_median(s),
+        estimate=estimate,
         se=math.nan,
         statistic=min(w_plus, w_minus) if alternative == "two-sided" else w_plus,
         statistic_name="W",
         df=None,
         pvalue=pvalue,
         notes=tuple(notes),
-        interval=partial(_interval, s, cdf),
+        interval=interval,
         alternative=alternative,
         confidence_level=confidence_level,
     )
@@ -416,16 +418,65 @@ def _order_k(m: int, cdf: np.ndarray | None, level: float, alternative: Alternat
     return min(k, total)
 
 
+def _ranks(
+    m: int, cdf: np.ndarray | None, level: float, alternative: Alternative
+) -> tuple[int, int]:
+    """The ranks of the interval's ends among the Walsh averages (0: unbounded)."""
+    k = _order_k(m, cdf, level, alternative)
+    if k < 1:
+        return 0, 0
+    return (k if alternative != "less" else 0), (
+        m * (m + 1) // 2 - k + 1 if alternative != "greater" else 0
+    )
+
+
 def _interval(
     s: np.ndarray, cdf: np.ndarray | None, level: float, alternative: Alternative
 ) -> tuple[float, float]:
+    low, high = _ranks(len(s), cdf, level, alternative)
+    return (
+        _kth_walsh(s, low) if low else -math.inf,
+        _kth_walsh(s, high) if high else math.inf,
+    )
+
+
+@dataclass(frozen=True)
+class _Interval:
+    """The interval at any level and side; the ``known`` ones (the result's level, both
+    sides) were selected together with the estimate."""
+
+    s: np.ndarray
+    cdf: np.ndarray | None
+    known: Mapping[tuple[float, Alternative], tuple[float, float]]
+
+    def __call__(self, level: float, alternative: Alternative) -> tuple[float, float]:
+        known = self.known.get((level, alternative))
+        return known if known is not None else _interval(self.s, self.cdf, level, alternative)
+
+
+def _estimate_and_interval(
+    s: np.ndarray, cdf: np.ndarray | None, level: float, alternative: Alternative
+) -> tuple[float, _Interval]:
+    """The Hodges-Lehmann estimate and the interval; up to :data:`DIRECT_MAX` differences
+    the Walsh averages are built once for the estimate and both one-sided intervals (and
+    the two-sided one) at ``level``: one selection of every rank they need."""
     m = len(s)
-    k = _order_k(m, cdf, level, alternative)
-    if k < 1:
-        return -math.inf, math.inf
-    low = _kth_walsh(s, k) if alternative != "less" else -math.inf
-    high = _kth_walsh(s, m * (m + 1) // 2 - k + 1) if alternative != "greater" else math.inf
-    return low, high
+    if m > DIRECT_MAX:
+        return _walsh_median(s), _Interval(s, cdf, {})
+    total = m * (m + 1) // 2
+    sides: tuple[Alternative, ...] = ("two-sided", "greater", "less")
+    ends = {side: _ranks(m, cdf, level, side) for side in sides}
+    middle = {(total + 1) // 2, total // 2 + 1}
+    wanted = sorted(middle | {rank for pair in ends.values() for rank in pair if rank})
+    walsh = np.partition(_walsh_all(s), [rank - 1 for rank in wanted])
+    value = {rank: float(walsh[rank - 1]) for rank in wanted}
+    low, high = value[(total + 1) // 2], value[total // 2 + 1]
+    estimate = low if total % 2 else float((low + high) / 2.0)
+    known = {
+        (level, side): (value[low] if low else -math.inf, value[high] if high else math.inf)
+        for side, (low, high) in ends.items()
+    }
+    return estimate, _Interval(s, cdf, known)
 
 
 # Order statistics of the Walsh averages (s_i + s_j) / 2, i <= j, of sorted ``s``. Row i
