@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from evalsig.inference import (
-    _mcnemar,
     bootstrap,
     cluster_bootstrap,
     cluster_robust,
@@ -28,7 +27,7 @@ from evalsig.inference import (
     romano_wolf,
 )
 from evalsig.inference._common import UNKNOWN_SEED
-from evalsig.inference._mcnemar import mcnemar_core, tango_interval
+from evalsig.inference._mcnemar import mcnemar_core
 from evalsig.inference.allpairs import pair_sums, pair_tests
 from evalsig.leaderboard.intervals import score_intervals
 
@@ -148,26 +147,6 @@ def test_every_resampling_test_records_its_seed_alike(run: Callable[[Any], Any])
     unknown = run(np.random.default_rng(5))
     assert unknown.seed is None
     assert UNKNOWN_SEED in unknown.notes
-
-
-def test_tangos_interval_is_scipys_brentq_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The shared Brent root finder (no scipy.optimize import, 0.3 s of every small
-    command) gives the bounds scipy's ``brentq`` gives, to the last bit."""
-    from scipy.optimize import brentq
-
-    rng = np.random.default_rng(7)
-    cases = []
-    for _ in range(400):
-        n = int(rng.integers(1, 300))
-        n01 = int(rng.integers(0, n + 1))
-        n10 = int(rng.integers(0, n - n01 + 1))
-        level = float(rng.choice([0.5, 0.8, 0.95, 0.999]))
-        alternative = str(rng.choice(["two-sided", "greater", "less"]))
-        cases.append((n01, n10, n, level, alternative, float(rng.choice([0.0, 0.5]))))
-    ours = [tango_interval(*c[:5], correction=c[5]) for c in cases]
-    monkeypatch.setattr(_mcnemar, "_root", lambda f, a, b: brentq(f, a, b, xtol=1e-14, rtol=1e-12))
-    scipys = [tango_interval(*c[:5], correction=c[5]) for c in cases]
-    assert ours == scipys
 
 
 def test_no_function_in_the_inference_layer_exceeds_120_lines() -> None:

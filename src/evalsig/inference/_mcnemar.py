@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal, get_args
@@ -24,7 +23,6 @@ from evalsig.inference._common import (
     sides_named,
 )
 from evalsig.inference._paired_input import paired_arrays
-from evalsig.inference._roots import brentq_rows
 
 __all__ = ["McNemarVariant", "McNemarZ", "mcnemar", "mcnemar_from_table", "mcnemar_z"]
 
@@ -386,6 +384,8 @@ def tango_interval(
     Bounds lie in [-1, 1], the range of a difference in accuracy. ``correction``: see
     :func:`tango_score`.
     """
+    from scipy.optimize import brentq  # 0.1 s to import: only McNemar's interval needs it
+
     c = critical_value(confidence_level, alternative, None)
     estimate = (n01 - n10) / n
     edge = 1.0 - 1e-12
@@ -400,21 +400,15 @@ def tango_interval(
     # The score is 0 at the estimate, so with c = 0 (level 1/2) the bound is the estimate;
     # rounding of (n01 - n10) / n could otherwise put it on the wrong side.
     if alternative != "less" and above(-edge) > 0:
-        low = estimate if above(estimate) >= 0 else _root(above, -edge, estimate)
+        low = (
+            estimate
+            if above(estimate) >= 0
+            else brentq(above, -edge, estimate, xtol=1e-14, rtol=1e-12)
+        )
     if alternative != "greater" and below(edge) < 0:
-        high = estimate if below(estimate) <= 0 else _root(below, estimate, edge)
+        high = (
+            estimate
+            if below(estimate) <= 0
+            else brentq(below, estimate, edge, xtol=1e-14, rtol=1e-12)
+        )
     return float(low), float(high)
-
-
-def _root(f: Callable[[float], float], a: float, b: float) -> float:
-    """``scipy.optimize.brentq(f, a, b, xtol=1e-14, rtol=1e-12)``, step for step, without
-    importing scipy.optimize (0.3 s, most of a small ``evalsig compare``)."""
-    roots = brentq_rows(
-        lambda _, x: np.array([f(float(v)) for v in x]),
-        np.array([a]),
-        np.array([b]),
-        xtol=1e-14,
-        rtol=1e-12,
-        maxiter=100,
-    )
-    return float(roots.x[0])

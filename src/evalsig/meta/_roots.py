@@ -39,7 +39,6 @@ class _State:
     spre: np.ndarray
     scur: np.ndarray
     xtol: np.ndarray
-    rtol: np.ndarray
 
     def keep(self, mask: np.ndarray) -> None:
         for name in self.__slots__:
@@ -47,18 +46,12 @@ class _State:
 
 
 def brentq_rows(
-    f: RowFunction,
-    a: np.ndarray,
-    b: np.ndarray,
-    *,
-    xtol: np.ndarray | float,
-    maxiter: int,
-    rtol: float = RTOL,
+    f: RowFunction, a: np.ndarray, b: np.ndarray, *, xtol: np.ndarray, maxiter: int
 ) -> Roots:
     """Roots of ``f(i, .)`` in ``[a_i, b_i]`` (``f`` changes sign there) for every row i.
 
     Each row follows the iterates of scipy's ``brentq(f_i, a_i, b_i, xtol=xtol_i,
-    rtol=rtol, maxiter=maxiter)`` (Brent 1973, ch. 4: inverse quadratic interpolation
+    rtol=4 eps, maxiter=maxiter)`` (Brent 1973, ch. 4: inverse quadratic interpolation
     and secant steps, a bisection whenever a step is not short enough), with the
     functions evaluated for all unfinished rows in one call. A row stops when
     ``|xblk - xcur| / 2 < (xtol + rtol |xcur|) / 2`` or ``f = 0``.
@@ -78,7 +71,6 @@ def brentq_rows(
     s = _State(
         *(everyone, a, b, np.zeros(n), fa, fb, np.zeros(n), np.zeros(n), np.zeros(n)),
         xtol=np.broadcast_to(xtol, (n,)).astype(np.float64),
-        rtol=np.full(n, max(rtol, RTOL)),  # scipy refuses an rtol below 4 eps
     )
     s.keep(~converged & ~unbracketed)
     for _ in range(maxiter):
@@ -106,7 +98,7 @@ def _bracket(s: _State) -> tuple[np.ndarray, np.ndarray]:
     s.xpre, s.fpre = np.where(swap, s.xcur, s.xpre), np.where(swap, s.fcur, s.fpre)
     s.xcur, s.fcur = np.where(swap, s.xblk, s.xcur), np.where(swap, s.fblk, s.fcur)
     s.xblk, s.fblk = np.where(swap, s.xpre, s.xblk), np.where(swap, s.fpre, s.fblk)
-    return (s.xtol + s.rtol * np.abs(s.xcur)) / 2.0, (s.xblk - s.xcur) / 2.0
+    return (s.xtol + RTOL * np.abs(s.xcur)) / 2.0, (s.xblk - s.xcur) / 2.0
 
 
 def _step(s: _State, delta: np.ndarray, sbis: np.ndarray) -> None:
