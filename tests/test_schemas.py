@@ -558,7 +558,23 @@ def _judge_length_bias(tmp: Path) -> list[Any]:
     return [_stamped(length_bias(judge, diff), tmp), length_bias(judge, diff, human=human)]
 
 
+def _ingest(tmp: Path) -> list[Any]:
+    """An ingest that stores a table, one that finds its content stored, and one of a
+    harness's output folder."""
+    from evalsig.store import ResultsStore
+
+    table = tmp / "ingest-a.csv"
+    table.write_text("item,correct\n" + "".join(f"q{i},{i % 3 % 2}\n" for i in range(30)))
+    folder = Path(__file__).parent / "data" / "fixtures" / "lm_eval" / "v0.4.7"
+    with ResultsStore(tmp / "ingest.duckdb") as store:
+        stored = store.ingest(table, model="model <a> & 'b'", task="quiz")
+        again = store.ingest(table, model="model <a> & 'b'", task="quiz")
+        harness = store.ingest(folder / "EleutherAI__pythia-160m")
+    return [stored, again, harness]
+
+
 BUILDERS: dict[str, Callable[[Path], list[Any]]] = {
+    "ingest": _ingest,
     "judge-length-bias": _judge_length_bias,
     "judge-position-bias": _judge_position_bias,
     "benchmark-noise": _benchmark_noise,
@@ -678,6 +694,7 @@ def test_every_field_has_a_type() -> None:
 
 
 ONCE_NULL = {
+    "ingest": ["sources[].duplicate_of"],
     "benchmark-noise": [
         "run_variance",
         "noise_sd",

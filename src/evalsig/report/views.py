@@ -84,6 +84,7 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
         "simultaneous",
         {"text": "as_text", "markdown": "as_markdown", "html": "as_html"},
     ),
+    "ingest": ("ingest", {"text": "as_text", "markdown": "as_markdown", "html": "as_html"}),
     "inference": (
         "inference",
         {"text": "as_text", "markdown": "as_markdown", "html": "as_html", "summary": "summary"},

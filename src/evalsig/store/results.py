@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from evalsig._json import SCHEMA_VERSION
+from evalsig.result import Result
 
 __all__ = ["IngestReport", "SourceReport", "StoredModel", "StoredSource", "StoredTask"]
 
@@ -56,29 +58,13 @@ class SourceReport:
             "notes": list(self.notes),
         }
 
-    def line(self) -> str:
-        """One line for the command line."""
-        path = _named(self.path)
-        if self.status == "skipped":
-            first = _named(self.duplicate_of or "")
-            return f"skipped   {path}: already stored (same content as {first})"
-        models = ", ".join(map(repr, self.models))
-        if len(self.models) > 3:
-            models = f"{len(self.models)} models"
-        tasks = ", ".join(map(repr, self.tasks))
-        if len(self.tasks) > 3:
-            tasks = f"{len(self.tasks)} tasks"
-        return f"ingested  {path}: {_count(self.n_rows, 'score')}; {models} on {tasks}"
-
-
-def _named(path: str) -> str:
-    """A stored path for a person to read: ``-`` is standard input."""
-    return "standard input (-)" if path == "-" else path
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class IngestReport:
-    """What :meth:`ResultsStore.ingest` did, path by path."""
+class IngestReport(Result):
+    """What :meth:`ResultsStore.ingest` did, path by path (kind ``ingest``; ``str()`` gives
+    a line per path and the store's totals)."""
+
+    kind: ClassVar[str] = "ingest"
 
     store: str
     sources: tuple[SourceReport, ...]
@@ -100,15 +86,10 @@ class IngestReport:
         """Scores stored by this ingest."""
         return sum(s.n_rows for s in self.sources)
 
-    def summary(self) -> str:
-        return (
-            f"{_count(len(self.sources), 'path')}: {self.n_ingested} ingested "
-            f"({_count(self.n_rows, 'score')}), {self.n_skipped} skipped; {self.store} holds "
-            f"{_count(self.n_tasks, 'task')} and {_count(self.n_models, 'model')}."
-        )
-
     def to_dict(self) -> dict[str, Any]:
         return {
+            "kind": "ingest",
+            "schema_version": SCHEMA_VERSION,
             "store": self.store,
             "n_ingested": self.n_ingested,
             "n_skipped": self.n_skipped,
@@ -117,45 +98,6 @@ class IngestReport:
             "n_models": self.n_models,
             "sources": [s.to_dict() for s in self.sources],
         }
-
-    def __str__(self) -> str:
-        lines: list[str] = []
-        for source in self.sources:
-            lines.append(source.line())
-            lines += [f"          {origin}" for origin in source.model_origins]
-            lines += [f"          replaced {what}" for what in source.replaced]
-            lines += [f"          {what}" for what in source.already_stored]
-            lines += [f"          warning: {what}" for what in source.warnings]
-        lines.append(self.summary())
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        cells = "".join(
-            f"<tr><td>{html.escape(s.status)}</td><td>{html.escape(s.path)}</td>"
-            f"<td>{s.n_rows:,}</td><td>{html.escape(', '.join(s.models))}</td>"
-            f"<td>{html.escape(', '.join(s.tasks))}</td></tr>"
-            for s in self.sources
-        )
-        warnings = "".join(
-            f"<p>warning: {html.escape(s.path)}: {html.escape(w)}</p>"
-            for s in self.sources
-            for w in s.warnings
-        )
-        return (
-            "<table><tr><th>status</th><th>path</th><th>scores</th><th>models</th>"
-            f"<th>tasks</th></tr>{cells}</table>{warnings}<p>{html.escape(self.summary())}</p>"
-        )
-
-    def _repr_markdown_(self) -> str:
-        from evalsig.report.markdown import markdown_table
-
-        rows = [
-            [s.status, s.path, f"{s.n_rows:,}", ", ".join(s.models), ", ".join(s.tasks)]
-            for s in self.sources
-        ]
-        warnings = [f"warning: {s.path}: {w}" for s in self.sources for w in s.warnings]
-        header = ["status", "path", "scores", "models", "tasks"]
-        return markdown_table(None, header, rows, lines=[*warnings, self.summary()])
 
     def to_frame(self) -> Any:
         """One row per input path: path, sha256, kind, format, status, n_rows, models,

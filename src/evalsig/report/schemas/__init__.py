@@ -35,6 +35,7 @@ KINDS = (
     "gate",
     "gate-registration",
     "inference",
+    "ingest",
     "judge",
     "judge-agreement",
     "judge-length-bias",
