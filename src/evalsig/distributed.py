@@ -156,8 +156,15 @@ def dask_executor(
         return
     if workers is None or workers < 1:
         raise DataError(f"`workers` must be a positive number of processes; got {workers!r}.")
+    # No dashboard, and the scheduler's HTTP server on a free port: with
+    # dashboard_address=None it takes 8787, and a second cluster on the machine (another
+    # run, another test worker) warns that the port is in use.
     cluster = LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        scheduler_kwargs={"dashboard": False},
     )
     with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
         yield DaskExecutor(client)

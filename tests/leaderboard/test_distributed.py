@@ -85,3 +85,13 @@ def test_tiles_add_up_to_the_whole() -> None:
     first = scores.cluster_codes == 0
     assert np.array_equal(whole[0, 2], x[:, first] @ x[:, first].T)
     assert np.array_equal(whole[0, 0], p[:, first] @ p[:, first].T)
+
+
+def test_two_local_clusters_at_once_start_without_a_warning() -> None:
+    """Each local cluster's scheduler serves HTTP on a free port, not on dask's 8787: a
+    second cluster on the machine (another run, another test worker) would warn that the
+    port is in use (an error under the suite's warning filter)."""
+    with dask_executor(workers=1) as first, dask_executor(workers=1) as second:
+        ports = [e.client.scheduler_info()["services"].get("dashboard") for e in (first, second)]
+    assert 8787 not in ports
+    assert ports[0] != ports[1]
