@@ -1,6 +1,7 @@
-"""Every result kind's HTML report, in a real headless Chromium, 1200 and 600 px wide.
+"""Every result kind's HTML report, in a real headless Chromium, 1200 px wide, then narrowed
+to 600.
 
-A small real result of each of the 22 kinds is built through the public API, with long,
+A small real result of each kind is built through the public API, with long,
 hostile model, task and source names (60+ characters, markup, ``&``, quotes, one without
 spaces) wherever a result carries names. Each page is checked in the browser:
 
@@ -309,22 +310,25 @@ CHECKS = """
 """The layout checks, run in the page; each list names what failed."""
 
 
-@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_kind_in_a_real_browser(
-    kind: str, width: int, built: Built, open_page: Any, screenshot: Any, tmp_path: Path
+    kind: str, built: Built, open_page: Any, screenshot: Any, tmp_path: Path
 ) -> None:
+    """The page opened at the first of :data:`WIDTHS`, then the window narrowed to each
+    other width: the checks run at each (media queries and wrapping follow the window)."""
     document, names = built[kind]
     assert document["kind"] == kind
     raw = section(document)["kind"] == "raw"  # no view yet: the JSON is shown, escaped
     shown = [json.dumps(n)[1:-1] if raw else n for n in names]
     path = tmp_path / f"{kind}.html"
     path.write_text(page([document]), encoding="utf-8")
-    opened = open_page(path, width=width)
+    opened = open_page(path, width=WIDTHS[0])
     tab = opened.tab
-    screenshot(tab, f"report-{kind}-{width}")
-    found = tab.evaluate(CHECKS, [shown, SMALLEST_TEXT_PX])
-    assert {k: v for k, v in found.items() if v} == {}
+    for width in WIDTHS:
+        tab.set_viewport_size({"width": width, "height": 800})
+        screenshot(tab, f"report-{kind}-{width}")
+        found = tab.evaluate(CHECKS, [shown, SMALLEST_TEXT_PX])
+        assert {k: v for k, v in found.items() if v} == {}, width
     assert opened.errors == []
     assert opened.requests == [path.as_uri()]  # nothing fetched
     assert opened.dialogs == []  # no hostile name ran
@@ -345,3 +349,18 @@ def test_every_kind_on_one_narrow_page(built: Built, open_page: Any, tmp_path: P
     assert opened.errors == []
     assert opened.requests == [path.as_uri()]
     assert opened.dialogs == []
+
+
+def test_narrowing_the_window_is_what_the_checks_see(
+    built: Built, open_page: Any, tmp_path: Path
+) -> None:
+    """An element 900 px wide fits the page at 1200 px and widens it once the window is
+    narrowed to 600 px: the checks run on the layout of the current width."""
+    document, _ = built["comparison"]
+    path = tmp_path / "wide.html"
+    wide = '<div style="width: 900px">a fixed-width block</div>'
+    path.write_text(page([document]).replace("</body>", f"{wide}</body>"), encoding="utf-8")
+    tab = open_page(path, width=WIDTHS[0]).tab
+    assert tab.evaluate(CHECKS, [[], SMALLEST_TEXT_PX])["page"] == []
+    tab.set_viewport_size({"width": 600, "height": 800})
+    assert tab.evaluate(CHECKS, [[], SMALLEST_TEXT_PX])["page"] != []
