@@ -16,18 +16,21 @@ class Design:
     """The ``R x (M - 1 + p)`` design: +1 at a's column, -1 at b's (the anchor's column
     dropped), then the features; products by index sums, never a dense matrix."""
 
-    __slots__ = ("a", "anchor", "b", "features", "k", "m")
+    __slots__ = ("a", "anchor", "b", "features", "k", "m", "pair")
     a: np.ndarray
     b: np.ndarray
     features: np.ndarray | None
     anchor: int
     k: int
     m: int
+    pair: np.ndarray
+    """Each row's cell ``a * M + b`` of the models' M x M table."""
 
     def __init__(self, rows: Compressed, anchor: int) -> None:
         self.m, self.anchor, self.a, self.b = rows.n_models, anchor, rows.a, rows.b
         self.features = rows.features
         self.k = self.m - 1 + (0 if rows.features is None else rows.features.shape[1])
+        self.pair = self.a * self.m + self.b
 
     def times(self, params: np.ndarray) -> np.ndarray:
         """``X @ params``, for parameters ``(k,)`` or a batch ``(n, k)``."""
@@ -51,7 +54,7 @@ class Design:
         """``X' diag(v) X``, for weights ``(R,)`` or a batch ``(n, R)`` (``(n, k, k)``)."""
         batch = np.atleast_2d(v)
         n, m = len(batch), self.m
-        cells = np.arange(n)[:, None] * (m * m) + self.a * m + self.b
+        cells = self.pair if n == 1 else np.arange(n)[:, None] * (m * m) + self.pair
         pair = np.bincount(cells.ravel(), batch.ravel(), n * m * m).reshape(n, m, m)
         block = -pair - pair.transpose(0, 2, 1)
         diagonal = np.arange(m)
@@ -80,7 +83,7 @@ class Design:
     def _by_model(self, batch: np.ndarray, model: np.ndarray) -> np.ndarray:
         """``(n, M)`` sums of each row of ``batch`` by the model index ``model`` of its rows."""
         n, m = len(batch), self.m
-        index = np.arange(n)[:, None] * m + model
+        index = model if n == 1 else np.arange(n)[:, None] * m + model
         return np.bincount(index.ravel(), batch.ravel(), n * m).reshape(n, m)
 
     def sparse(self) -> Any:

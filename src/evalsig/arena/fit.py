@@ -251,10 +251,17 @@ def newton_many(
     for iteration in range(1, max_iter + 1):
         if not active.size:
             break
-        w, p, now = weights[active], params[active], current[active]
+        every = active.size == n  # no copies while every fit is still running
+        w, p, now = (
+            (weights, params, current)
+            if every
+            else (weights[active], params[active], current[active])
+        )
         step, solved = _solve(*_gradient_information(design, w, outcome, p, ties))
-        status[active[~solved]] = SINGULAR
-        active, w, p, now, step = active[solved], w[solved], p[solved], now[solved], step[solved]
+        if not solved.all():
+            status[active[~solved]] = SINGULAR
+            active, w, p, now = active[solved], w[solved], p[solved], now[solved]
+            step = step[solved]
         t = np.ones(len(active))
         trial = p + step
         value = _loglik(design, w, outcome, trial, ties)
