@@ -470,8 +470,8 @@ def _estimate_and_interval(
     wanted = sorted(middle | {rank for pair in ends.values() for rank in pair if rank})
     walsh = np.partition(_walsh_all(s), [rank - 1 for rank in wanted])
     value = {rank: float(walsh[rank - 1]) for rank in wanted}
-    low, high = value[(total + 1) // 2], value[total // 2 + 1]
-    estimate = low if total % 2 else float((low + high) / 2.0)
+    below, above = value[(total + 1) // 2], value[total // 2 + 1]  # the middle one or two
+    estimate = below if total % 2 else float((below + above) / 2.0)
     known = {
         (level, side): (value[low] if low else -math.inf, value[high] if high else math.inf)
         for side, (low, high) in ends.items()
