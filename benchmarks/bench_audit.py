@@ -19,8 +19,8 @@ import time
 import numpy as np
 
 from evalsig.audit import ARTICLE_METHODS, audit
-from evalsig.audit.published import agreement_pvalue
 from evalsig.simulate import MixtureDesign, promote, simulate_runs
+from evalsig.simulate.audit_article import agreement_pvalue
 
 SEED = 20260504
 N_SIMS = 500

@@ -52,7 +52,7 @@ GROUPS: dict[str, str] = {
 _REGISTRIES = {
     READERS: "evalsig.data.readers",
     METHODS: "evalsig.comparison",
-    AUDIT_METHODS: "evalsig.audit.methods",
+    AUDIT_METHODS: "evalsig.simulate.audit_methods",
     REPORT_SECTIONS: "evalsig.report.html",
 }
 """The module whose ``load_plugins()`` registers each group's plugins in its registry."""

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from evalsig.audit import audit
-from evalsig.audit.runner import CHUNK
 from evalsig.data.provenance import without_time
 from evalsig.distributed import dask_executor
 from evalsig.simulate import MixtureDesign, fit_design, simulate_benchmark
+from evalsig.simulate.audit_runner import CHUNK
 
 pytest.importorskip("dask.distributed", reason="dask.distributed is not installed")
 

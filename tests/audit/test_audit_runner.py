@@ -24,12 +24,12 @@ import numpy as np
 import pytest
 
 from evalsig.audit import ARTICLE_METHODS, AuditResult, audit
-from evalsig.audit.published import agreement_pvalue, published_rows
-from evalsig.audit.runner import CHUNK
 from evalsig.data.provenance import without_time
 from evalsig.distributed import Executor
 from evalsig.errors import DataError
 from evalsig.simulate import MixtureDesign
+from evalsig.simulate.audit_article import agreement_pvalue, published_rows
+from evalsig.simulate.audit_runner import CHUNK
 
 SEED = 20260504
 

@@ -3,10 +3,14 @@
 :func:`audit` measures power, false-positive rate and interval width of honest methods
 and known anti-patterns on the same simulated benchmarks; :func:`audit_claim` checks a
 reported interval or p-value against the honest paired analysis of the data.
+
+The method audit runs on the simulator, so its engine lives in :mod:`evalsig.simulate`
+(``audit_runner``, ``audit_methods``, ``audit_article``); this package gives its names.
 """
 
 from evalsig.audit.claim import ClaimAudit, ClaimCandidate, audit_claim
-from evalsig.audit.methods import (
+from evalsig.simulate.audit_article import ARTICLE, PublishedRow
+from evalsig.simulate.audit_methods import (
     ARTICLE_METHODS,
     AuditMethod,
     MethodInput,
@@ -17,8 +21,7 @@ from evalsig.audit.methods import (
     register_method,
     unregister_method,
 )
-from evalsig.audit.published import ARTICLE, PublishedRow
-from evalsig.audit.runner import AuditResult, MethodAudit, audit, rejects
+from evalsig.simulate.audit_runner import AuditResult, MethodAudit, audit, rejects
 
 __all__ = [
     "ARTICLE",

@@ -5,7 +5,9 @@
   fine-tune, optionally with clustered items of a chosen intra-cluster correlation;
 * :func:`fit_design`: a generator fitted to your own runs (empirical Bayes);
 * :func:`simulate_batch`: many benchmarks at once, compactly (for the method audit);
-* :func:`simulation_report`: what a simulated benchmark looks like, and its power.
+* :func:`simulation_report`: what a simulated benchmark looks like, and its power;
+* the method audit's engine (``audit_runner``, ``audit_methods``, ``audit_article``),
+  whose public names :mod:`evalsig.audit` gives beside the claim audit.
 """
 
 from evalsig.simulate.batch import PairBatch, SimulationBatch, simulate_batch

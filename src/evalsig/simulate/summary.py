@@ -21,6 +21,7 @@ from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError
 from evalsig.power import design_effect, mcnemar_power, paired_t_power
 from evalsig.result import Result
+from evalsig.simulate.audit_runner import audit
 from evalsig.simulate.design import MixtureDesign
 from evalsig.simulate.fitted import design_inputs
 from evalsig.simulate.models import Design, SimulatedModels, simulate_models
@@ -395,8 +396,6 @@ def _empirical_powers(
     design: Design, n_simulations: int, level: float, seed: int
 ) -> tuple[float, float]:
     """McNemar's and the paired t's power over simulated benchmarks (via the audit)."""
-    from evalsig.audit import audit
-
     result = audit(
         design,
         methods=["mcnemar", "paired-t"],

@@ -23,7 +23,14 @@ import numpy as np
 
 from evalsig import plugins
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.audit.methods import (
+from evalsig.data.provenance import Provenance, provenance
+from evalsig.distributed import Executor, local
+from evalsig.errors import DataError
+from evalsig.power import mcnemar_power, paired_t_power
+from evalsig.progress import report
+from evalsig.result import Result
+from evalsig.simulate.audit_article import ARTICLE, PublishedRow, agreement_pvalue, published_rows
+from evalsig.simulate.audit_methods import (
     AuditMethod,
     MethodFunction,
     MethodInput,
@@ -31,13 +38,6 @@ from evalsig.audit.methods import (
     builtin_methods,
     resolve_methods,
 )
-from evalsig.audit.published import ARTICLE, PublishedRow, agreement_pvalue, published_rows
-from evalsig.data.provenance import Provenance, provenance
-from evalsig.distributed import Executor, local
-from evalsig.errors import DataError
-from evalsig.power import mcnemar_power, paired_t_power
-from evalsig.progress import report
-from evalsig.result import Result
 from evalsig.simulate.batch import SimulationBatch, simulate_batch
 from evalsig.simulate.design import MixtureDesign
 from evalsig.simulate.fitted import FittedDesign, design_inputs

@@ -12,7 +12,7 @@ from typing import Any
 
 from scipy import stats
 
-from evalsig.audit.methods import MethodSettings
+from evalsig.simulate.audit_methods import MethodSettings
 from evalsig.simulate.design import MixtureDesign
 from evalsig.simulate.models import Design
 
