@@ -14,8 +14,8 @@ from scipy import optimize, special
 from statsmodels.stats.meta_analysis import combine_effects
 
 from evalsig.errors import DataError
+from evalsig.inference._roots import brentq_rows
 from evalsig.meta import METHODS, MetaConvergenceWarning, MetaResult, random_effects, synthesize
-from evalsig.meta._roots import brentq_rows
 from evalsig.meta.batch import MetaBatch, random_effects_batch
 from evalsig.meta.estimators import generalized_q, tau2_batch
 

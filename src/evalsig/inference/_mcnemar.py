@@ -23,6 +23,7 @@ from evalsig.inference._common import (
     sides_named,
 )
 from evalsig.inference._paired_input import paired_arrays
+from evalsig.inference._roots import brentq
 
 __all__ = ["McNemarVariant", "McNemarZ", "mcnemar", "mcnemar_from_table", "mcnemar_z"]
 
@@ -384,8 +385,6 @@ def tango_interval(
     Bounds lie in [-1, 1], the range of a difference in accuracy. ``correction``: see
     :func:`tango_score`.
     """
-    from scipy.optimize import brentq  # 0.1 s to import: only McNemar's interval needs it
-
     c = critical_value(confidence_level, alternative, None)
     estimate = (n01 - n10) / n
     edge = 1.0 - 1e-12

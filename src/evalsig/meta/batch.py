@@ -22,7 +22,7 @@ from scipy import special
 from evalsig.errors import DataError, examples
 from evalsig.inference import ConfidenceInterval
 from evalsig.inference._common import check_confidence_level
-from evalsig.meta._roots import brentq_rows
+from evalsig.inference._roots import brentq_rows
 from evalsig.meta._validate import (
     MetaConvergenceWarning,
     Method,

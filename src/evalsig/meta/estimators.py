@@ -31,7 +31,7 @@ import numpy as np
 from scipy import optimize
 
 from evalsig.errors import DataError
-from evalsig.meta._roots import brentq_rows
+from evalsig.inference._roots import brentq_rows
 from evalsig.meta._validate import Method, check_iteration, check_method, effect_vectors
 
 __all__ = [

@@ -1,16 +1,26 @@
-"""Brent's root finder on many brackets at once, step for step as ``scipy.optimize.brentq``."""
+"""Brent's root finder, step for step as ``scipy.optimize.brentq``: on one bracket, and on
+many brackets at once.
+
+Importing ``scipy.optimize`` costs 0.1-0.2 s (it loads scipy.linalg and scipy.sparse), most of
+what a binary ``evalsig compare`` spends outside reading; one scalar root finder does not
+need it.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Roots", "brentq_rows"]
+__all__ = ["Roots", "brentq", "brentq_rows"]
 
 RTOL = 4.0 * float(np.finfo(float).eps)
 """scipy's default (and smallest allowed) relative tolerance of ``brentq``."""
+
+MAXITER = 100
+"""scipy's default iteration limit of ``brentq``."""
 
 RowFunction = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``f(rows, x)``: the functions of the rows ``rows`` (indices), each at its own ``x``."""
@@ -43,6 +53,71 @@ class _State:
     def keep(self, mask: np.ndarray) -> None:
         for name in self.__slots__:
             setattr(self, name, getattr(self, name)[mask])
+
+
+def brentq(
+    f: Callable[[float], float],
+    a: float,
+    b: float,
+    *,
+    xtol: float = 2e-12,
+    rtol: float = RTOL,
+    maxiter: int = MAXITER,
+) -> float:
+    """The root of ``f`` in ``[a, b]``, where ``f`` changes sign: the iterates of scipy's
+    ``brentq(f, a, b, xtol=xtol, rtol=rtol, maxiter=maxiter)`` (Brent 1973, ch. 4), so the
+    same number to the last bit. Stops when ``|xblk - xcur| / 2 < (xtol + rtol |xcur|) / 2``
+    or ``f = 0``; raises ``ValueError`` without a sign change and ``RuntimeError`` when
+    ``maxiter`` steps do not converge, as scipy does.
+    """
+    xpre, xcur = float(a), float(b)
+    fpre, fcur = f(xpre), f(xcur)
+    if fpre == 0:
+        return xpre
+    if fcur == 0:
+        return xcur
+    if math.copysign(1.0, fpre) == math.copysign(1.0, fcur):
+        raise ValueError("f(a) and f(b) must have different signs")
+    xblk = fblk = spre = scur = 0.0
+    for _ in range(maxiter):
+        if fpre != 0 and fcur != 0 and math.copysign(1.0, fpre) != math.copysign(1.0, fcur):
+            xblk, fblk = xpre, fpre
+            spre = scur = xcur - xpre
+        if abs(fblk) < abs(fcur):
+            xpre, xcur, xblk = xcur, xblk, xcur
+            fpre, fcur, fblk = fcur, fblk, fcur
+        delta = (xtol + rtol * abs(xcur)) / 2.0
+        sbis = (xblk - xcur) / 2.0
+        if fcur == 0 or abs(sbis) < delta:
+            return xcur
+        stry = _interpolated(xpre, xcur, xblk, fpre, fcur, fblk)
+        if (
+            abs(spre) > delta
+            and abs(fcur) < abs(fpre)
+            and 2.0 * abs(stry) < min(abs(spre), 3.0 * abs(sbis) - delta)
+        ):
+            spre, scur = scur, stry
+        else:
+            spre = scur = sbis
+        xpre, fpre = xcur, fcur
+        xcur += scur if abs(scur) > delta else (delta if sbis > 0 else -delta)
+        fcur = f(xcur)
+    raise RuntimeError(f"Brent's method did not converge in {maxiter} iterations")
+
+
+def _interpolated(
+    xpre: float, xcur: float, xblk: float, fpre: float, fcur: float, fblk: float
+) -> float:
+    """The secant step (two points) or inverse quadratic interpolation step (three); NaN
+    where a difference vanishes, which the caller reads as "bisect"."""
+    try:
+        if xpre == xblk:
+            return -fcur * (xcur - xpre) / (fcur - fpre)
+        dpre = (fpre - fcur) / (xpre - xcur)
+        dblk = (fblk - fcur) / (xblk - xcur)
+        return -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+    except ZeroDivisionError:
+        return math.nan
 
 
 def brentq_rows(
