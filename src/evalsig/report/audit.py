@@ -16,7 +16,7 @@ from scipy import special
 from evalsig.report import svg
 from evalsig.report.comparison import md
 from evalsig.report.formatting import difference, name_cell, number_cell, pvalue
-from evalsig.report.provenance import compared
+from evalsig.report.provenance import markdown_footer, text_footer
 
 __all__ = [
     "HEADER",
@@ -148,8 +148,7 @@ def as_text(r: Result) -> str:
     lines += _table(HEADER, rows(r))
     lines += ["", "Definitions:"]
     lines += [f"  {m['label']}: {m['definition']}" for m in r["methods"]]
-    lines += [f"note: {n}" for n in _method_notes(r)]
-    lines += [f"compared: {line}" for line in [compared(r)] if line]
+    lines += text_footer(r, _method_notes(r))
     return "\n".join(lines)
 
 
@@ -161,8 +160,7 @@ def as_markdown(r: Result) -> str:
     lines += ["| " + " | ".join(md(row[i]) for i in keep) + " |" for row in body]
     lines += ["", "**Definitions**", ""]
     lines += [f"- **{md(m['label'])}**: {md(m['definition'])}" for m in r["methods"]]
-    lines += [f"\n- note: {md(n)}" for n in _method_notes(r)]
-    lines += [f"\n- compared: {md(line)}" for line in [compared(r)] if line]
+    lines += markdown_footer(r, _method_notes(r))
     return "\n".join(lines)
 
 
@@ -294,10 +292,7 @@ def claim_text(r: Result) -> str:
     lines = [f"Claim audit: {r['verdict'].upper()}"]
     lines += [f"  {k}: {v}" for k, v in claim_lines(r)]
     lines += ["", *_table(CLAIM_HEADER, claim_candidate_rows(r))]
-    lines += [f"note: {n}" for n in r["notes"]]
-    line = compared(r)
-    if line:
-        lines.append(f"compared: {line}")
+    lines += text_footer(r)
     return "\n".join(lines)
 
 
@@ -306,10 +301,7 @@ def claim_markdown(r: Result) -> str:
     lines += [f"| {md(k)} | {md(v)} |" for k, v in claim_lines(r)]
     lines += ["", "| " + " | ".join(CLAIM_HEADER) + " |", "|" + "---|" * len(CLAIM_HEADER)]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in claim_candidate_rows(r)]
-    lines += [f"\n- note: {md(n)}" for n in r["notes"]]
-    line = compared(r)
-    if line:
-        lines.append(f"\n- compared: {md(line)}")
+    lines += markdown_footer(r)
     return "\n".join(lines)
 
 
@@ -463,8 +455,7 @@ def simulation_text(r: Result) -> str:
     lines = [f"Simulated benchmark (seed {r['seed']}): {r['design']['description']}", ""]
     lines += _table(SIMULATION_HEADER, simulation_rows(r))
     lines += ["", *simulation_lines(r)]
-    lines += [f"note: {n}" for n in r["notes"]]
-    lines += [f"compared: {line}" for line in [compared(r)] if line]
+    lines += text_footer(r)
     return "\n".join(lines)
 
 
@@ -476,8 +467,7 @@ def simulation_markdown(r: Result) -> str:
     ]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in simulation_rows(r)]
     lines += ["", *(f"- {md(s)}" for s in simulation_lines(r))]
-    lines += [f"\n- note: {md(n)}" for n in r["notes"]]
-    lines += [f"\n- compared: {md(line)}" for line in [compared(r)] if line]
+    lines += markdown_footer(r)
     return "\n".join(lines)
 
 
