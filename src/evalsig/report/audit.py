@@ -15,7 +15,7 @@ from scipy import special
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
-from evalsig.report.formatting import difference, name_cell, number_cell, pvalue
+from evalsig.report.formatting import difference, json_float, name_cell, number_cell, pvalue
 from evalsig.report.provenance import markdown_footer, text_footer
 
 __all__ = [
@@ -393,10 +393,10 @@ def simulation_lines(r: Result) -> list[str]:
             f"observed {difference(p['observed_difference'], percent=True)}; discordance "
             f"{_pct(p['discordance'])} (expected {_pct(p['expected_discordance'])}); McNemar on "
             f"run 1 {difference(mc['estimate'], percent=True)}, z = {_num(mc['statistic'])}, "
-            f"{pvalue(_nan(mc['pvalue']))}; paired t on all runs "
+            f"{pvalue(json_float(mc['pvalue']))}; paired t on all runs "
             f"{difference(pt['estimate'], percent=True)}, {level} CI "
             f"{_signed(pt['low'], True)} to {_signed(pt['high'], True)}, "
-            f"{pvalue(_nan(pt['pvalue']))}"
+            f"{pvalue(json_float(pt['pvalue']))}"
             + (
                 ""
                 if p["icc_differences"] is None
@@ -447,10 +447,6 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
-def _nan(value: float | None) -> float:
-    return math.nan if value is None else float(value)
-
-
 def simulation_text(r: Result) -> str:
     lines = [f"Simulated benchmark (seed {r['seed']}): {r['design']['description']}", ""]
     lines += _table(SIMULATION_HEADER, simulation_rows(r))
@@ -479,7 +475,7 @@ def _simulation_section(r: Result) -> tuple[str, dict[str, Any]]:
     for key, label in (("mcnemar", "McNemar, one run"), ("paired_t", "Paired t, all runs")):
         row = w[key]
         if row["empirical"] is not None:
-            series[label] = [(_nan(row["analytical"]), row["empirical"])]
+            series[label] = [(json_float(row["analytical"]), row["empirical"])]
     plot = svg.lines(
         series,
         x_label="analytical power",
