@@ -15,7 +15,14 @@ from scipy import special
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
-from evalsig.report.formatting import difference, json_float, name_cell, number_cell, pvalue
+from evalsig.report.formatting import (
+    decimals,
+    difference,
+    json_float,
+    name_cell,
+    number_cell,
+    pvalue,
+)
 from evalsig.report.provenance import markdown_footer, text_footer
 
 __all__ = [
@@ -392,7 +399,7 @@ def simulation_lines(r: Result) -> list[str]:
             f"{p['name']} - baseline: true {difference(p['true_difference'], percent=True)}, "
             f"observed {difference(p['observed_difference'], percent=True)}; discordance "
             f"{_pct(p['discordance'])} (expected {_pct(p['expected_discordance'])}); McNemar on "
-            f"run 1 {difference(mc['estimate'], percent=True)}, z = {_num(mc['statistic'])}, "
+            f"run 1 {difference(mc['estimate'], percent=True)}, z = {decimals(mc['statistic'])}, "
             f"{pvalue(json_float(mc['pvalue']))}; paired t on all runs "
             f"{difference(pt['estimate'], percent=True)}, {level} CI "
             f"{_signed(pt['low'], True)} to {_signed(pt['high'], True)}, "
@@ -441,10 +448,6 @@ def simulation_lines(r: Result) -> list[str]:
             f"realised in this benchmark {realized}"
         )
     return lines
-
-
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
 
 
 def simulation_text(r: Result) -> str:
