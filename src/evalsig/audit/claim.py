@@ -545,36 +545,29 @@ def _candidates(
         if base not in ses:
             continue
         se = ses[base]
+        resamples: float | None
         if n_resamples is not None:
             shrunk = se / math.sqrt(n_resamples)
             r = ratio_of(shrunk)
-            out.append(
-                ClaimCandidate(
-                    name=f"{base}-sqrt-b",
-                    label=label,
-                    honest=False,
-                    causes=causes,
-                    se=shrunk,
-                    ratio=r,
-                    matches=bool(abs(r - 1) <= allow),
-                    resamples=float(n_resamples),
-                )
-            )
+            matches, resamples = bool(abs(r - 1) <= allow), float(n_resamples)
         else:
             implied = (se / se_rep) ** 2 if se_rep > 0 and math.isfinite(se_rep) else math.nan
-            possible = bool(math.isfinite(implied) and implied >= 2)
-            out.append(
-                ClaimCandidate(
-                    name=f"{base}-sqrt-b",
-                    label=label,
-                    honest=False,
-                    causes=causes,
-                    se=se / math.sqrt(implied) if possible else math.nan,
-                    ratio=1.0 if possible else math.nan,
-                    matches=possible,
-                    resamples=implied if math.isfinite(implied) else None,
-                )
+            matches = bool(math.isfinite(implied) and implied >= 2)
+            shrunk = se / math.sqrt(implied) if matches else math.nan
+            r = 1.0 if matches else math.nan
+            resamples = implied if math.isfinite(implied) else None
+        out.append(
+            ClaimCandidate(
+                name=f"{base}-sqrt-b",
+                label=label,
+                honest=False,
+                causes=causes,
+                se=shrunk,
+                ratio=r,
+                matches=matches,
+                resamples=resamples,
             )
+        )
     return tuple(out)
 
 

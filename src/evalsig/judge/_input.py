@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from typing import Any
 
 import numpy as np
 
 from evalsig.errors import DataError, examples
 
-__all__ = ["MAX_LABELS", "check_label_set", "cluster_codes", "human_scores", "judge_scores"]
+__all__ = [
+    "MAX_LABELS",
+    "check_label_set",
+    "check_same_items",
+    "cluster_codes",
+    "finite_numbers",
+    "human_scores",
+    "judge_scores",
+]
 
 MAX_LABELS = 1000
 """The most distinct labels an agreement statistic takes: its tables grow with the square
@@ -115,6 +123,30 @@ def cluster_codes(labels: Any, n: int, name: str) -> np.ndarray:
         )
     codes: dict[object, int] = {}
     return np.array([codes.setdefault(v, len(codes)) for v in listed], dtype=np.int64)
+
+
+def check_same_items(judge: Sized, human: Sized, *, counted: str, both: str) -> None:
+    """Refuse a judge's and humans' values of different lengths: ``counted`` names what each
+    holds ('labels'), ``both`` what to give for every item ('labels')."""
+    if len(judge) != len(human):
+        raise DataError(
+            f"`judge` has {len(judge)} {counted} but `human` has {len(human)}: give both "
+            f"{both} of the same items, in one order."
+        )
+
+
+def finite_numbers(array: np.ndarray, name: str, *, per: str, fix: str) -> np.ndarray:
+    """``array`` when it holds one finite number per ``per`` (1-D); else a DataError naming
+    ``name``, the shape or the first positions that are missing, and ``fix``."""
+    if array.ndim != 1:
+        raise DataError(f"`{name}` must be one number per {per}; got shape {array.shape}.")
+    bad = np.flatnonzero(~np.isfinite(array))
+    if len(bad):
+        raise DataError(
+            f"`{name}` has {len(bad)} missing or infinite value(s) (positions "
+            f"{bad[:3].tolist()}); {fix}."
+        )
+    return array
 
 
 def _one_dimensional(array: np.ndarray, name: str) -> np.ndarray:

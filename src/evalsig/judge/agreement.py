@@ -41,7 +41,7 @@ from evalsig.inference._common import (
     check_confidence_level,
 )
 from evalsig.inference.proportion import proportion_interval
-from evalsig.judge._input import check_label_set
+from evalsig.judge._input import check_label_set, check_same_items
 from evalsig.judge.reliability import Reliability, fleiss_kappa, krippendorff_alpha
 from evalsig.judge.result import normal_interval
 from evalsig.result import Result
@@ -197,11 +197,7 @@ def judge_agreement(
     """
     level = check_confidence_level(confidence_level)
     j, h = _labels(judge, "judge"), _labels(human, "human")
-    if len(j) != len(h):
-        raise DataError(
-            f"`judge` has {len(j)} labels but `human` has {len(h)}: give both labels of the "
-            "same items, in one order."
-        )
+    check_same_items(j, h, counted="labels", both="labels")
     if len(j) < 2:
         raise DataError(f"only {len(j)} labeled item(s): agreement needs at least 2.")
     check_label_set(j, "judge", rows=len(j))

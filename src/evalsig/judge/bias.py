@@ -49,6 +49,7 @@ from evalsig.data.provenance import Provenance
 from evalsig.errors import DataError
 from evalsig.inference._common import ConfidenceInterval, check_confidence_level
 from evalsig.inference.proportion import proportion_interval
+from evalsig.judge._input import finite_numbers
 from evalsig.judge.agreement import Rate
 from evalsig.judge.result import NormalEstimate, normal_interval
 from evalsig.result import Result
@@ -697,15 +698,7 @@ def _numbers(values: Any, name: str) -> np.ndarray:
         x = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as error:
         raise DataError(f"`{name}` must be numbers; {error}.") from None
-    if x.ndim != 1:
-        raise DataError(f"`{name}` must be one number per item; got shape {x.shape}.")
-    bad = np.flatnonzero(~np.isfinite(x))
-    if len(bad):
-        raise DataError(
-            f"`{name}` has {len(bad)} missing or infinite value(s) (positions "
-            f"{bad[:3].tolist()}); give a finite number for every item."
-        )
-    return x
+    return finite_numbers(x, name, per="item", fix="give a finite number for every item")
 
 
 def _binary(values: Any, name: str, *, allow_missing: bool) -> np.ndarray:

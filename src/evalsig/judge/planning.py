@@ -44,6 +44,7 @@ from evalsig.inference._common import (
     check_count,
     check_number,
 )
+from evalsig.judge._input import check_same_items, finite_numbers
 from evalsig.result import Result
 
 __all__ = [
@@ -97,11 +98,7 @@ def pilot(judge: Any, human: Any, /) -> Pilot:
     """
     j = _pilot_values(judge, "judge")
     h = _pilot_values(human, "human")
-    if len(j) != len(h):
-        raise DataError(
-            f"`judge` has {len(j)} pilot scores but `human` has {len(h)}: give both scores "
-            "of the same items, in one order."
-        )
+    check_same_items(j, h, counted="pilot scores", both="scores")
     if len(j) < 3:
         raise DataError(f"the pilot has {len(j)} item(s); a correlation needs at least 3.")
     sd_j, sd_h = float(np.std(j, ddof=1)), float(np.std(h, ddof=1))
@@ -121,15 +118,9 @@ def _pilot_values(values: Any, name: str) -> np.ndarray:
         raise DataError(
             f"`{name}` must be numbers, one per pilot item; got {values!r:.60}."
         ) from None
-    if array.ndim != 1:
-        raise DataError(f"`{name}` must be one number per pilot item; got shape {array.shape}.")
-    bad = np.flatnonzero(~np.isfinite(array))
-    if len(bad):
-        raise DataError(
-            f"`{name}` has {len(bad)} missing or infinite value(s) (positions "
-            f"{bad[:3].tolist()}); the pilot needs both scores of every item."
-        )
-    return array
+    return finite_numbers(
+        array, name, per="pilot item", fix="the pilot needs both scores of every item"
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

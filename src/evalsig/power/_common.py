@@ -26,21 +26,22 @@ __all__ = [
 
 
 def check_alpha(alpha: object) -> float:
-    value = _number(alpha)
-    if not 0.0 < value < 0.5:
-        raise DataError(
-            f"`alpha` must be a number strictly between 0 and 0.5; got {alpha!r}. "
-            "Use e.g. 0.05 for a 5% false-positive rate."
-        )
-    return value
+    return _strictly_between(alpha, "alpha", 0.5, "Use e.g. 0.05 for a 5% false-positive rate.")
 
 
 def check_power(power: object) -> float:
-    value = _number(power)
-    if not 0.0 < value < 1.0:
+    return _strictly_between(
+        power, "power", 1.0, "Use e.g. 0.8 for an 80% chance of detecting the effect."
+    )
+
+
+def _strictly_between(given: object, name: str, high: float, hint: str) -> float:
+    """``given`` as a float in the open interval (0, ``high``), else a DataError naming
+    ``name`` with the ``hint`` on what to pass."""
+    value = _number(given)
+    if not 0.0 < value < high:
         raise DataError(
-            f"`power` must be a number strictly between 0 and 1; got {power!r}. "
-            "Use e.g. 0.8 for an 80% chance of detecting the effect."
+            f"`{name}` must be a number strictly between 0 and {high:g}; got {given!r}. {hint}"
         )
     return value
 

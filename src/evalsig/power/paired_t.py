@@ -29,7 +29,7 @@ from evalsig.power._common import (
     check_runs,
     sided_alpha,
 )
-from evalsig.power.results import SampleSize
+from evalsig.power.results import SampleSize, plan_columns, plan_row, planned_calls
 from evalsig.result import Result
 
 __all__ = [
@@ -249,7 +249,7 @@ class RunsTradeoff(Result):
     @property
     def evaluations(self) -> tuple[float, ...]:
         """Model calls per model: ``N* x runs``."""
-        return tuple(n * r for n, r in zip(self.n_required, self.runs, strict=True))
+        return planned_calls(self.n_required, self.runs)
 
     def to_dict(self) -> dict[str, Any]:
         from evalsig._json import json_safe
@@ -266,12 +266,7 @@ class RunsTradeoff(Result):
             "power": self.power,
             "alternative": self.alternative,
             "rows": [
-                {
-                    "runs": r,
-                    "n_required": json_safe(n, f"rows[{i}].n_required", nulls, why),
-                    "n_items": None if math.isinf(n) else math.ceil(n - 1e-9),
-                    "evaluations": json_safe(n * r, f"rows[{i}].evaluations", nulls, why),
-                }
+                {"runs": r, **plan_row(i, n, r, "n_items", nulls, why)}
                 for i, (r, n) in enumerate(zip(self.runs, self.n_required, strict=True))
             ],
             "n_limit": json_safe(self.n_limit, "n_limit", nulls, why),
@@ -282,17 +277,12 @@ class RunsTradeoff(Result):
         """One row per number of runs: runs, n_required (N*, inf when undetectable),
         n_items (N* rounded up; pandas' nullable Int64, <NA> where N* is infinite),
         evaluations (N* x runs)."""
-        from evalsig._frame import Nullable, data_frame
+        from evalsig._frame import data_frame
 
-        n_required = np.array(self.n_required, dtype=np.float64)
         return data_frame(
             {
                 "runs": np.array(self.runs, dtype=np.int64),
-                "n_required": n_required,
-                "n_items": Nullable(
-                    [None if math.isinf(n) else math.ceil(n - 1e-9) for n in n_required], "Int64"
-                ),
-                "evaluations": np.array(self.evaluations, dtype=np.float64),
+                **plan_columns(self.n_required, self.runs, "n_items"),
             }
         )
 

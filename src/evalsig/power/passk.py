@@ -43,7 +43,7 @@ from evalsig.inference.passk import (
 from evalsig.passk._input import TooFewSamples, check_too_few, labeller, paired_counts, usable
 from evalsig.power._common import check_alpha, check_effect, check_power
 from evalsig.power.paired_t import paired_t_sample_size
-from evalsig.power.results import SampleSize
+from evalsig.power.results import SampleSize, plan_columns, plan_row, planned_calls
 from evalsig.result import Result
 
 __all__ = ["PassAtKPlan", "pass_at_k_power", "pass_at_k_sample_size", "plan_from_components"]
@@ -89,7 +89,7 @@ class PassAtKPlan(Result):
     @property
     def evaluations(self) -> tuple[float, ...]:
         """Model calls per model: ``N* x samples``."""
-        return tuple(n * s for n, s in zip(self.n_required, self.samples, strict=True))
+        return planned_calls(self.n_required, self.samples)
 
     def to_dict(self) -> dict[str, Any]:
         """Strict JSON: an infinite N* is null, with the reason under ``nulls``."""
@@ -109,13 +109,7 @@ class PassAtKPlan(Result):
             "alternative": self.alternative,
             "sd_between": self.sd_between,
             "rows": [
-                {
-                    "samples": s,
-                    "sd": sd,
-                    "n_required": json_safe(n, f"rows[{i}].n_required", nulls, why),
-                    "n_tasks": None if math.isinf(n) else math.ceil(n - 1e-9),
-                    "evaluations": json_safe(n * s, f"rows[{i}].evaluations", nulls, why),
-                }
+                {"samples": s, "sd": sd, **plan_row(i, n, s, "n_tasks", nulls, why)}
                 for i, (s, sd, n) in enumerate(
                     zip(self.samples, self.sd, self.n_required, strict=True)
                 )
@@ -136,18 +130,13 @@ class PassAtKPlan(Result):
         """One row per number of samples: samples, sd, n_required (N*, inf when
         undetectable), n_tasks (N* rounded up; pandas' nullable Int64, <NA> where N* is
         infinite), evaluations (N* x samples, model calls per model)."""
-        from evalsig._frame import Nullable, data_frame
+        from evalsig._frame import data_frame
 
-        n_required = np.array(self.n_required, dtype=np.float64)
         return data_frame(
             {
                 "samples": np.array(self.samples, dtype=np.int64),
                 "sd": np.array(self.sd, dtype=np.float64),
-                "n_required": n_required,
-                "n_tasks": Nullable(
-                    [None if math.isinf(n) else math.ceil(n - 1e-9) for n in n_required], "Int64"
-                ),
-                "evaluations": np.array(self.evaluations, dtype=np.float64),
+                **plan_columns(self.n_required, self.samples, "n_tasks"),
             },
             attrs={"n_limit": self.n_limit},
         )

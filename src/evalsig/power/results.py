@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
+
+import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.inference._common import Alternative
@@ -78,3 +81,41 @@ def ratio(a: float, b: float) -> float:
     if math.isinf(b):
         return math.nan if math.isinf(a) else 0.0
     return a / b if b else math.inf
+
+
+def rounded_up(n: float) -> int | None:
+    """N* rounded up to whole items (``ceil(n - 1e-9)``: a hair of float error above a whole
+    number does not add one); None when N* is infinite."""
+    return None if math.isinf(n) else math.ceil(n - 1e-9)
+
+
+def planned_calls(n_required: Sequence[float], per_unit: Sequence[int]) -> tuple[float, ...]:
+    """Model calls per model at each plan: ``N* x`` runs (or samples) per item."""
+    return tuple(n * r for n, r in zip(n_required, per_unit, strict=True))
+
+
+def plan_row(
+    index: int, n: float, per_unit: int, count: str, nulls: dict[str, str], why: str
+) -> dict[str, Any]:
+    """The JSON of one plan of a trade-off table: N* (null when infinite, ``why`` under
+    ``nulls``), N* rounded up under the name ``count``, and the model calls ``N* x per_unit``."""
+    return {
+        "n_required": json_safe(n, f"rows[{index}].n_required", nulls, why),
+        count: rounded_up(n),
+        "evaluations": json_safe(n * per_unit, f"rows[{index}].evaluations", nulls, why),
+    }
+
+
+def plan_columns(
+    n_required: Sequence[float], per_unit: Sequence[int], count: str
+) -> dict[str, Any]:
+    """The frame columns of a trade-off table: n_required (N*, inf when undetectable), N*
+    rounded up under the name ``count`` (pandas' nullable Int64, <NA> where N* is infinite),
+    evaluations (N* x per_unit)."""
+    from evalsig._frame import Nullable
+
+    return {
+        "n_required": np.array(n_required, dtype=np.float64),
+        count: Nullable([rounded_up(n) for n in n_required], "Int64"),
+        "evaluations": np.array(planned_calls(n_required, per_unit), dtype=np.float64),
+    }

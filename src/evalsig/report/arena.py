@@ -12,7 +12,7 @@ from markupsafe import Markup
 from evalsig.report import svg
 from evalsig.report.formatting import name_cell, number_cell
 from evalsig.report.markdown import markdown_table
-from evalsig.report.provenance import compared
+from evalsig.report.provenance import compared_lines
 from evalsig.report.summary import Summary
 
 __all__ = ["as_markdown", "as_text", "section", "summary"]
@@ -103,9 +103,7 @@ def _lines(r: Result) -> list[str]:
         )
     if r["online_elo"] is not None:
         lines.append(f"online Elo (K = {r['online_elo']['k']:g}): {r['online_elo']['note']}")
-    line = compared(r)
-    if line:
-        lines.append(f"compared: {line}")
+    lines += compared_lines(r)
     return lines
 
 

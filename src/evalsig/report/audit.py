@@ -15,8 +15,15 @@ from scipy import special
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
-from evalsig.report.formatting import difference, name_cell, number_cell, pvalue
-from evalsig.report.provenance import compared
+from evalsig.report.formatting import (
+    decimals,
+    difference,
+    json_float,
+    name_cell,
+    number_cell,
+    pvalue,
+)
+from evalsig.report.provenance import markdown_footer, text_footer
 
 __all__ = [
     "HEADER",
@@ -148,8 +155,7 @@ def as_text(r: Result) -> str:
     lines += _table(HEADER, rows(r))
     lines += ["", "Definitions:"]
     lines += [f"  {m['label']}: {m['definition']}" for m in r["methods"]]
-    lines += [f"note: {n}" for n in _method_notes(r)]
-    lines += [f"compared: {line}" for line in [compared(r)] if line]
+    lines += text_footer(r, _method_notes(r))
     return "\n".join(lines)
 
 
@@ -161,8 +167,7 @@ def as_markdown(r: Result) -> str:
     lines += ["| " + " | ".join(md(row[i]) for i in keep) + " |" for row in body]
     lines += ["", "**Definitions**", ""]
     lines += [f"- **{md(m['label'])}**: {md(m['definition'])}" for m in r["methods"]]
-    lines += [f"\n- note: {md(n)}" for n in _method_notes(r)]
-    lines += [f"\n- compared: {md(line)}" for line in [compared(r)] if line]
+    lines += markdown_footer(r, _method_notes(r))
     return "\n".join(lines)
 
 
@@ -294,10 +299,7 @@ def claim_text(r: Result) -> str:
     lines = [f"Claim audit: {r['verdict'].upper()}"]
     lines += [f"  {k}: {v}" for k, v in claim_lines(r)]
     lines += ["", *_table(CLAIM_HEADER, claim_candidate_rows(r))]
-    lines += [f"note: {n}" for n in r["notes"]]
-    line = compared(r)
-    if line:
-        lines.append(f"compared: {line}")
+    lines += text_footer(r)
     return "\n".join(lines)
 
 
@@ -306,10 +308,7 @@ def claim_markdown(r: Result) -> str:
     lines += [f"| {md(k)} | {md(v)} |" for k, v in claim_lines(r)]
     lines += ["", "| " + " | ".join(CLAIM_HEADER) + " |", "|" + "---|" * len(CLAIM_HEADER)]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in claim_candidate_rows(r)]
-    lines += [f"\n- note: {md(n)}" for n in r["notes"]]
-    line = compared(r)
-    if line:
-        lines.append(f"\n- compared: {md(line)}")
+    lines += markdown_footer(r)
     return "\n".join(lines)
 
 
@@ -400,11 +399,11 @@ def simulation_lines(r: Result) -> list[str]:
             f"{p['name']} - baseline: true {difference(p['true_difference'], percent=True)}, "
             f"observed {difference(p['observed_difference'], percent=True)}; discordance "
             f"{_pct(p['discordance'])} (expected {_pct(p['expected_discordance'])}); McNemar on "
-            f"run 1 {difference(mc['estimate'], percent=True)}, z = {_num(mc['statistic'])}, "
-            f"{pvalue(_nan(mc['pvalue']))}; paired t on all runs "
+            f"run 1 {difference(mc['estimate'], percent=True)}, z = {decimals(mc['statistic'])}, "
+            f"{pvalue(json_float(mc['pvalue']))}; paired t on all runs "
             f"{difference(pt['estimate'], percent=True)}, {level} CI "
             f"{_signed(pt['low'], True)} to {_signed(pt['high'], True)}, "
-            f"{pvalue(_nan(pt['pvalue']))}"
+            f"{pvalue(json_float(pt['pvalue']))}"
             + (
                 ""
                 if p["icc_differences"] is None
@@ -451,20 +450,11 @@ def simulation_lines(r: Result) -> list[str]:
     return lines
 
 
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
-
-
-def _nan(value: float | None) -> float:
-    return math.nan if value is None else float(value)
-
-
 def simulation_text(r: Result) -> str:
     lines = [f"Simulated benchmark (seed {r['seed']}): {r['design']['description']}", ""]
     lines += _table(SIMULATION_HEADER, simulation_rows(r))
     lines += ["", *simulation_lines(r)]
-    lines += [f"note: {n}" for n in r["notes"]]
-    lines += [f"compared: {line}" for line in [compared(r)] if line]
+    lines += text_footer(r)
     return "\n".join(lines)
 
 
@@ -476,8 +466,7 @@ def simulation_markdown(r: Result) -> str:
     ]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in simulation_rows(r)]
     lines += ["", *(f"- {md(s)}" for s in simulation_lines(r))]
-    lines += [f"\n- note: {md(n)}" for n in r["notes"]]
-    lines += [f"\n- compared: {md(line)}" for line in [compared(r)] if line]
+    lines += markdown_footer(r)
     return "\n".join(lines)
 
 
@@ -489,7 +478,7 @@ def _simulation_section(r: Result) -> tuple[str, dict[str, Any]]:
     for key, label in (("mcnemar", "McNemar, one run"), ("paired_t", "Paired t, all runs")):
         row = w[key]
         if row["empirical"] is not None:
-            series[label] = [(_nan(row["analytical"]), row["empirical"])]
+            series[label] = [(json_float(row["analytical"]), row["empirical"])]
     plot = svg.lines(
         series,
         x_label="analytical power",

@@ -12,7 +12,7 @@ from typing import Any
 
 from evalsig.report import formatting as fmt
 from evalsig.report.markdown import md
-from evalsig.report.provenance import compared
+from evalsig.report.provenance import compared, compared_lines
 from evalsig.report.provenance import title as models_title
 from evalsig.report.summary import Summary
 
@@ -142,9 +142,7 @@ def as_text(r: Result) -> str:
     draws = resampling(r)
     if draws:
         lines.append(f"  resampling {draws}")
-    line = compared(r)
-    if line:
-        lines.append(f"  compared   {line}")
+    lines += compared_lines(r, "  compared   ")
     if r["notes"]:
         lines.append("  notes")
         lines.extend(f"   - {note}" for note in r["notes"])

@@ -8,9 +8,11 @@ from typing import Any
 
 __all__ = [
     "LONG_NAME",
+    "decimals",
     "difference",
     "fixed",
     "interval",
+    "json_float",
     "name_cell",
     "number_cell",
     "pvalue",
@@ -59,6 +61,17 @@ def fixed(value: float, digits: int, *, low: float = 0.0, high: float = 1.0) -> 
         return f"{value:.1e}"
     cut = Decimal(value).quantize(Decimal(1).scaleb(-(digits + 4)), rounding=ROUND_FLOOR)
     return f"{cut:.{digits + 4}f}"  # exact: a float's decimal expansion, cut
+
+
+def decimals(value: float | None, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals ('0.42'); 'n/a' for a null."""
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def json_float(value: float | None, missing: float = math.nan) -> float:
+    """A number of a result's JSON form; null as ``missing`` (what the result held: NaN by
+    default, or an open bound's infinity)."""
+    return missing if value is None else float(value)
 
 
 def pvalue(p: float) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from evalsig.report import formatting as fmt
 from evalsig.report.comparison import md
-from evalsig.report.provenance import compared
+from evalsig.report.provenance import compared, compared_lines
 
 __all__ = ["HEADER", "as_markdown", "as_text", "bound_label", "bound_value", "family_line", "rows"]
 
@@ -130,9 +130,7 @@ def as_text(r: Result) -> str:
     lines += [f"  {t['task']}: {t['reason']}" for t in r["tasks"] if t["verdict"] != "PASS"]
     if r["notes"]:
         lines += ["notes", *(f" - {note}" for note in r["notes"])]
-    line = compared(r)
-    if line:
-        lines.append(f"compared: {line}")
+    lines += compared_lines(r)
     return "\n".join(lines)
 
 

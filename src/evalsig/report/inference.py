@@ -8,6 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from evalsig.report.formatting import json_float
 from evalsig.report.markdown import markdown_text
 from evalsig.report.summary import Summary
 
@@ -24,10 +25,10 @@ def cells(r: Result) -> list[tuple[str, str]]:
     low, high = _bounds(r)
     out = [
         ("method", r["method"]),
-        ("estimate", f"{_number(r['estimate']):+.6g} ({r['estimand']}, candidate - baseline)"),
+        ("estimate", f"{json_float(r['estimate']):+.6g} ({r['estimand']}, candidate - baseline)"),
         (f"{level} CI", f"[{low:+.6g}, {high:+.6g}]"),
-        ("statistic", f"{r['statistic_name']} = {_number(r['statistic']):.6g}{df}"),
-        ("p-value", f"{_number(r['pvalue']):.4g} ({r['alternative']})"),
+        ("statistic", f"{r['statistic_name']} = {json_float(r['statistic']):.6g}{df}"),
+        ("p-value", f"{json_float(r['pvalue']):.4g} ({r['alternative']})"),
     ]
     if r["n_resamples"] is not None:
         out.append(("resamples", f"{r['n_resamples']:,} (seed {r['seed']})"))
@@ -35,11 +36,11 @@ def cells(r: Result) -> list[tuple[str, str]]:
 
 
 def summary(r: Result) -> Summary:
-    pvalue = _number(r["pvalue"])
+    pvalue = json_float(r["pvalue"])
     decided = "" if math.isnan(pvalue) else f"p = {pvalue:.4g}"
     return Summary(
         title=f"{r['method']}: {r['estimand']}",
-        verdict=f"{r['statistic_name']} = {_number(r['statistic']):.6g}, {decided}".rstrip(", "),
+        verdict=f"{r['statistic_name']} = {json_float(r['statistic']):.6g}, {decided}".rstrip(", "),
         rows=tuple(cells(r)),
         notes=tuple(r["notes"]),
     )
@@ -61,11 +62,6 @@ def as_markdown(r: Result) -> str:
     rows = "".join(f"| {k} | {markdown_text(v)} |\n" for k, v in cells(r))
     notes = "".join(f"- {markdown_text(note)}\n" for note in r["notes"])
     return "| | |\n|---|---|\n" + rows + ("\n" + notes if notes else "")
-
-
-def _number(value: float | None) -> float:
-    """A number of the JSON form; null (NaN or infinite in the result) as NaN."""
-    return math.nan if value is None else float(value)
 
 
 def _bounds(r: Result) -> tuple[float, float]:

@@ -11,7 +11,7 @@ from markupsafe import Markup
 from evalsig.report import svg
 from evalsig.report.comparison import md
 from evalsig.report.formatting import name_cell, number_cell
-from evalsig.report.provenance import compared
+from evalsig.report.provenance import markdown_footer, text_footer
 
 __all__ = ["as_markdown", "as_text", "header", "rows", "summary", "tasks_markdown", "tasks_text"]
 
@@ -136,10 +136,7 @@ def as_text(r: Result) -> str:
     lines = [f"Leaderboard{': ' + r['task'] if r['task'] else ''}", *summary(r), ""]
     lines.append("  ".join(h.ljust(w) for h, w in zip(columns, widths, strict=True)))
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in table]
-    lines += [f"note: {n}" for n in r["notes"]]
-    line = compared(r)
-    if line:
-        lines.append(f"compared: {line}")
+    lines += text_footer(r)
     return "\n".join(lines)
 
 
@@ -149,10 +146,7 @@ def as_markdown(r: Result) -> str:
     columns = header(r)
     lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in rows(r)]
-    lines += [f"\n- note: {md(n)}" for n in r["notes"]]
-    line = compared(r)
-    if line:
-        lines.append(f"\n- compared: {md(line)}")
+    lines += markdown_footer(r)
     return "\n".join(lines)
 
 

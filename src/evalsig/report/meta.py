@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from evalsig.report import svg
 from evalsig.report.comparison import md
-from evalsig.report.formatting import fixed, name_cell, number_cell
+from evalsig.report.formatting import decimals, fixed, name_cell, number_cell
 
 __all__ = [
     "CELL_HEADER",
@@ -48,10 +48,6 @@ CELL_HEADER = (
     "rank by max",
     "Egger p",
 )
-
-
-def _num(x: float | None, digits: int = 2) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
 
 
 def _percent(x: float | None, digits: int = 1) -> str:
@@ -94,19 +90,23 @@ def _label(r: Result) -> str:
 def _re_lines(r: Result, digits: int) -> list[tuple[str, str]]:
     df = f", t({r['df']})" if r["df"] is not None else ""
     rows = [
-        ("Pooled estimate", f"{_num(r['mu'], digits)} ({_level(r)} CI {_range(r['ci'], digits)})"),
-        ("Standard error", f"{_num(r['se'], digits + 2)}{df}"),
+        (
+            "Pooled estimate",
+            f"{decimals(r['mu'], digits)} ({_level(r)} CI {_range(r['ci'], digits)})",
+        ),
+        ("Standard error", f"{decimals(r['se'], digits + 2)}{df}"),
         ("Reports (k)", str(r["k"])),
         (
             "tau^2",
-            f"{_num(r['tau2'], 4)} (Q-profile {_range(r['tau2_ci'], 4)}); tau {_num(r['tau'], 4)}",
+            f"{decimals(r['tau2'], 4)} (Q-profile {_range(r['tau2_ci'], 4)}); "
+            f"tau {decimals(r['tau'], 4)}",
         ),
         (
             "I^2 / H^2",
-            f"{_percent(r['i2'])} ({_range(r['i2_ci'], 1)}) / {_num(r['h2'], 2)} "
+            f"{_percent(r['i2'])} ({_range(r['i2_ci'], 1)}) / {decimals(r['h2'], 2)} "
             f"[{r['i2_basis']}-based]",
         ),
-        ("Cochran's Q", f"{_num(r['q'], 2)} on {r['q_df']} df, p {_p(r['q_pvalue'])}"),
+        ("Cochran's Q", f"{decimals(r['q'], 2)} on {r['q_df']} df, p {_p(r['q_pvalue'])}"),
         ("Prediction interval", _range(r["prediction_interval"], digits)),
     ]
     if not r["converged"]:
@@ -122,7 +122,7 @@ def _report_rows(r: Result, digits: int) -> list[list[str]]:
         out.append(
             [
                 rep["label"],
-                _num(rep["estimate"], digits),
+                decimals(rep["estimate"], digits),
                 f"{low:.{digits}f} to {high:.{digits}f}",
                 _percent(rep["weight"]),
             ]
@@ -133,7 +133,7 @@ def _report_rows(r: Result, digits: int) -> list[list[str]]:
 def random_effects_text(r: Result) -> str:
     """A random-effects result as terminal text."""
     d = _digits(r)
-    lines = [f"Random-effects meta-analysis ({_label(r)}): mu = {_num(r['mu'], d)}"]
+    lines = [f"Random-effects meta-analysis ({_label(r)}): mu = {decimals(r['mu'], d)}"]
     lines += [f"  {k}: {v}" for k, v in _re_lines(r, d)]
     lines.append("  reports (estimate, 95% sampling CI, weight):")
     lines += [f"    {a}: {b} [{c}] {w}" for a, b, c, w in _report_rows(r, d)]
@@ -248,7 +248,7 @@ def _random_effects_section(r: Result) -> tuple[str, dict[str, Any]]:
     plot = _cell_forest(r, d, "reports, pooled estimate and prediction interval")
     return "table", {
         "heading": f"Random-effects meta-analysis ({_label(r)})",
-        "lead": f"mu = {_num(r['mu'], d)} ({_level(r)} CI {_range(r['ci'], d)}) from "
+        "lead": f"mu = {decimals(r['mu'], d)} ({_level(r)} CI {_range(r['ci'], d)}) from "
         f"{r['k']} reports.",
         "plot": Markup(plot),
         "header": ("", ""),
@@ -278,8 +278,8 @@ def summary(r: Result) -> list[str]:
         )
     if s["median_half_width"] is not None:
         lines.append(
-            f"Median bootstrap CI half-width {_num(s['median_half_width'], d)} synthesized vs "
-            f"{_num(s['median_single_half_width'], d)} for a single report "
+            f"Median bootstrap CI half-width {decimals(s['median_half_width'], d)} synthesized vs "
+            f"{decimals(s['median_single_half_width'], d)} for a single report "
             f"({s['n_cells_bootstrap']} cells with 3 or more reports"
             + (
                 ""
@@ -321,12 +321,12 @@ def cell_rows(r: Result) -> list[list[str]]:
                 c["benchmark"],
                 c["model"],
                 str(c["k"]),
-                _num(c["mu"], d),
+                decimals(c["mu"], d),
                 _range(c["ci"], d),
-                _num(c["tau"], d),
+                decimals(c["tau"], d),
                 _percent(c["i2"]),
                 _range(c["prediction_interval"], d),
-                _num(c["max_reported"], d),
+                decimals(c["max_reported"], d),
                 str(rank),
                 str(rank_max),
                 "n/a" if egger is None else _p(egger["pvalue"]),

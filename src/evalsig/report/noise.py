@@ -10,7 +10,7 @@ from markupsafe import Markup
 from evalsig.report import svg
 from evalsig.report.formatting import name_cell, number_cell
 from evalsig.report.markdown import markdown_table, markdown_text
-from evalsig.report.provenance import compared
+from evalsig.report.provenance import compared_lines
 
 __all__ = ["MODEL_HEADER", "OPTION_HEADER", "noise_markdown", "noise_summary", "noise_text"]
 
@@ -121,7 +121,7 @@ def noise_text(r: Result) -> str:
         out += ["", "Design options (pooled components):", *_columns(OPTION_HEADER, options)]
     out += _tradeoff_lines(r)
     out += [f"note: {n}" for n in r["notes"]]
-    out += [f"compared: {line}" for line in [compared(r)] if line]
+    out += compared_lines(r)
     return "\n".join(out)
 
 
@@ -135,7 +135,7 @@ def noise_markdown(r: Result) -> str:
     options = _option_rows(r)
     if options:
         parts.append(markdown_table("Design options", OPTION_HEADER, options))
-    lines = _tradeoff_lines(r) + [f"compared: {line}" for line in [compared(r)] if line]
+    lines = _tradeoff_lines(r) + compared_lines(r)
     parts += [markdown_text(line) for line in lines]
     if r["notes"]:
         parts.append("\n".join(f"- note: {markdown_text(n)}" for n in r["notes"]))

@@ -17,7 +17,7 @@ from evalsig.report import svg
 from evalsig.report.comparison import md, verdict
 from evalsig.report.formatting import difference, name_cell, number_cell, pvalue, score
 from evalsig.report.markdown import markdown_table
-from evalsig.report.provenance import compared, models
+from evalsig.report.provenance import compared_lines, models
 from evalsig.report.provenance import title as models_title
 
 __all__ = [
@@ -168,9 +168,7 @@ def _estimates_lines(r: Result) -> list[str]:
     draws = _draws(r)
     if draws:
         lines.append(f"resampling: {draws}")
-    line = compared(r)
-    if line:
-        lines.append(f"compared: {line}")
+    lines += compared_lines(r)
     return lines
 
 
@@ -290,9 +288,7 @@ def _comparison_lines(r: Result) -> list[str]:
             f"tasks on one side only, left out: {dropped['only_baseline']:,} (baseline), "
             f"{dropped['only_candidate']:,} (candidate)"
         )
-    line = compared(r)
-    if line:
-        lines.append(f"compared: {line}")
+    lines += compared_lines(r)
     return lines
 
 
@@ -396,9 +392,7 @@ def _plan_lines(r: Result) -> list[str]:
             f"samples per task): observed difference {_signed(r['pilot_effect'])}, SD of "
             f"per-task differences {r['sd_observed']:.4f}"
         )
-    line = compared(r)
-    if line:
-        lines.append(f"compared: {line}")
+    lines += compared_lines(r)
     return lines
 
 

@@ -11,7 +11,7 @@ from markupsafe import Markup
 from evalsig.report import svg
 from evalsig.report.comparison import md
 from evalsig.report.formatting import difference, fixed, name_cell, number_cell
-from evalsig.report.provenance import compared
+from evalsig.report.provenance import compared, compared_lines, markdown_footer, text_footer
 
 __all__ = [
     "benchmark_markdown",
@@ -164,7 +164,7 @@ def power_text(r: Result) -> str:
         limit = r["runs"]["n_limit"]
         lines.append(f"  with unlimited runs: {_items(limit)} items (item spread alone)")
     lines += [f"  note: {n}" for n in r["notes"]]
-    lines += [f"  compared: {line}" for line in [compared(r)] if line]
+    lines += compared_lines(r, "  compared: ")
     return "\n".join(lines)
 
 
@@ -219,7 +219,7 @@ def resolution_text(r: Result) -> str:
     lines = [f"q = N/N* = {_q(r['q'])}: {'RESOLVED' if r['resolved'] else 'UNRESOLVED'}"]
     lines += [f"  {k}: {v}" for k, v in _resolution_lines(r)]
     lines += [f"  note: {n}" for n in r["notes"]]
-    lines += [f"  compared: {line}" for line in [compared(r)] if line]
+    lines += compared_lines(r, "  compared: ")
     return "\n".join(lines)
 
 
@@ -307,9 +307,7 @@ def benchmark_text(r: Result) -> str:
         *("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows),
     ]
     head = f"Benchmark resolution: {len(r['models'])} models, {r['n_items']:,} items"
-    notes = [f"note: {n}" for n in r["notes"]]
-    notes += [f"compared: {line}" for line in [compared(r)] if line]
-    return "\n".join([head, *benchmark_summary(r), "", *table, *notes])
+    return "\n".join([head, *benchmark_summary(r), "", *table, *text_footer(r)])
 
 
 def benchmark_markdown(r: Result) -> str:
@@ -317,8 +315,7 @@ def benchmark_markdown(r: Result) -> str:
     lines += [f"- {md(s)}" for s in benchmark_summary(r)]
     lines += ["", "| " + " | ".join(BENCHMARK_HEADER) + " |", "|" + "---|" * len(BENCHMARK_HEADER)]
     lines += ["| " + " | ".join(md(c) for c in row) + " |" for row in _benchmark_rows(r)]
-    lines += [f"\n- note: {md(n)}" for n in r["notes"]]
-    lines += [f"\n- compared: {md(line)}" for line in [compared(r)] if line]
+    lines += markdown_footer(r)
     return "\n".join(lines)
 
 

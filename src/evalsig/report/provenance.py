@@ -5,11 +5,13 @@ Working from the JSON means a saved result names what it compared exactly as a f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import PurePath
 from typing import Any
 
-__all__ = ["compared", "models", "title"]
+from evalsig.report.markdown import md
+
+__all__ = ["compared", "compared_lines", "markdown_footer", "models", "text_footer", "title"]
 
 SHORT_HASH = 12
 """Hex digits of a SHA-256 shown in a report line (the JSON holds all 64)."""
@@ -73,3 +75,27 @@ def compared(r: Document) -> str | None:
         parts.append(f"seed {doc['seed']}")
     parts.append(f"evalsig {doc['evalsig_version']}, {doc['created']}")
     return "; ".join(parts)
+
+
+def compared_lines(r: Document, prefix: str = "compared: ") -> list[str]:
+    """``[prefix + the 'Compared' line]``, or ``[]`` for a result without provenance."""
+    line = compared(r)
+    return [prefix + line] if line else []
+
+
+def text_footer(r: Document, notes: Iterable[str] | None = None) -> list[str]:
+    """The last lines of a text report: ``note: ...`` for each note (the result's own by
+    default), then ``compared: ...``."""
+    shown = r["notes"] if notes is None else notes
+    return [*(f"note: {n}" for n in shown), *compared_lines(r)]
+
+
+def markdown_footer(r: Document, notes: Iterable[str] | None = None) -> list[str]:
+    """The last lines of a markdown report: each note (the result's own by default), then
+    the 'Compared' line, each a list item of its own paragraph."""
+    shown = r["notes"] if notes is None else notes
+    line = compared(r)
+    return [
+        *(f"\n- note: {md(n)}" for n in shown),
+        *([f"\n- compared: {md(line)}"] if line else []),
+    ]

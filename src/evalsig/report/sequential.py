@@ -14,7 +14,7 @@ from markupsafe import Markup
 from evalsig.report import svg
 from evalsig.report.comparison import md
 from evalsig.report.formatting import difference
-from evalsig.report.provenance import compared
+from evalsig.report.provenance import compared, compared_lines
 
 __all__ = [
     "as_markdown",
@@ -113,7 +113,7 @@ def as_text(r: Result) -> str:
     lines = [headline(r), ""]
     lines += [f"  {key.lower():<20} {value}" for key, value in _rows(r)[1:]]
     lines.append(f"  {GUARANTEE}.")
-    lines += [f"  {'compared':<20} {line}" for line in [compared(r)] if line]
+    lines += compared_lines(r, f"  {'compared':<20} ")
     if r["notes"]:
         lines.append("  notes")
         lines.extend(f"   - {note}" for note in r["notes"])

@@ -8,6 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from evalsig.report.formatting import json_float
 from evalsig.report.markdown import markdown_table
 from evalsig.report.provenance import compared
 
@@ -17,12 +18,6 @@ Result = Mapping[str, Any]
 
 MAX_ROWS = 50
 """Rows shown by the views; the JSON form (and ``to_frame()``) hold every task."""
-
-
-def _number(value: float | None, missing: float = math.nan) -> float:
-    """A number of the JSON form; null as ``missing`` (what the result held: NaN, or an
-    open bound's infinity)."""
-    return missing if value is None else float(value)
 
 
 def title(r: Result) -> str:
@@ -37,10 +32,10 @@ def title(r: Result) -> str:
 def footer(r: Result) -> list[str]:
     more = len(r["tasks"]) - MAX_ROWS
     too_few = r["nulls"].get("critical_value", "").startswith("too few")
-    critical = _number(r["critical_value"], math.inf if too_few else math.nan)
+    critical = json_float(r["critical_value"], math.inf if too_few else math.nan)
     lines = [f"... {more:,} more tasks (see the arrays)"] * (more > 0) + [
         f"max-T critical value c = {critical:.4g}; mean |correlation| of the task estimates "
-        f"across resamples: {_number(r['mean_abs_correlation']):.2f}"
+        f"across resamples: {json_float(r['mean_abs_correlation']):.2f}"
     ]
     given = r.get("provenance")
     if given and (given.get("inputs") or given.get("files")):  # arrays: in the JSON only
@@ -53,11 +48,11 @@ def rows(r: Result) -> list[tuple[str, ...]]:
     head = ("task", "n", "estimate", "se", "t", "raw p", "adjusted p", "reject", level)
     out: list[tuple[str, ...]] = [head]
     for i in range(min(len(r["tasks"]), MAX_ROWS)):
-        low, high = _number(r["ci_low"][i], -math.inf), _number(r["ci_high"][i], math.inf)
+        low, high = json_float(r["ci_low"][i], -math.inf), json_float(r["ci_high"][i], math.inf)
         out.append((
-            r["tasks"][i], str(int(r["n_items"][i])), f"{_number(r['estimate'][i]):+.4g}",
-            f"{_number(r['se'][i]):.4g}", f"{_number(r['statistic'][i]):+.3g}",
-            f"{_number(r['pvalues'][i]):.4g}", f"{_number(r['p_adjusted'][i]):.4g}",
+            r["tasks"][i], str(int(r["n_items"][i])), f"{json_float(r['estimate'][i]):+.4g}",
+            f"{json_float(r['se'][i]):.4g}", f"{json_float(r['statistic'][i]):+.3g}",
+            f"{json_float(r['pvalues'][i]):.4g}", f"{json_float(r['p_adjusted'][i]):.4g}",
             "yes" if r["reject"][i] else "no", f"[{low:+.4g}, {high:+.4g}]",
         ))  # fmt: skip
     return out

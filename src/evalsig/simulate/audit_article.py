@@ -8,7 +8,7 @@ The article's table (500 simulated benchmarks of its default design, B = 30 resa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from scipy import stats
 
@@ -27,8 +27,32 @@ ARTICLE = (
 ARTICLE_SIMULATIONS = 500
 
 
+class _Hits(Protocol):
+    @property
+    def power_hits(self) -> int: ...
+    @property
+    def false_positive_hits(self) -> int: ...
+    @property
+    def n_simulations(self) -> int: ...
+
+
+class HitRates:
+    """Power and false-positive rate as shares of the simulated benchmarks (for records
+    with ``power_hits``, ``false_positive_hits`` and ``n_simulations``)."""
+
+    __slots__ = ()
+
+    @property
+    def power(self: _Hits) -> float:
+        return self.power_hits / self.n_simulations
+
+    @property
+    def false_positive_rate(self: _Hits) -> float:
+        return self.false_positive_hits / self.n_simulations
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PublishedRow:
+class PublishedRow(HitRates):
     """One method's published power, false-positive rate and median half-width."""
 
     power_hits: int
@@ -37,14 +61,6 @@ class PublishedRow:
     median_half_width: float
     """In accuracy units (0.0117 = +/-1.17 points)."""
     analytical_power: float | None = None
-
-    @property
-    def power(self) -> float:
-        return self.power_hits / self.n_simulations
-
-    @property
-    def false_positive_rate(self) -> float:
-        return self.false_positive_hits / self.n_simulations
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -29,7 +29,13 @@ from evalsig.errors import DataError
 from evalsig.power import mcnemar_power, paired_t_power
 from evalsig.progress import report
 from evalsig.result import Result
-from evalsig.simulate.audit_article import ARTICLE, PublishedRow, agreement_pvalue, published_rows
+from evalsig.simulate.audit_article import (
+    ARTICLE,
+    HitRates,
+    PublishedRow,
+    agreement_pvalue,
+    published_rows,
+)
 from evalsig.simulate.audit_methods import (
     AuditMethod,
     MethodFunction,
@@ -69,7 +75,7 @@ def rejects(intervals: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class MethodAudit:
+class MethodAudit(HitRates):
     """One method's record over all simulated benchmarks."""
 
     name: str
@@ -98,14 +104,6 @@ class MethodAudit:
     def false_positive_hits(self) -> int:
         """Benchmarks where the clone's (null) difference was significant."""
         return int(rejects(self.intervals[:, 1]).sum())
-
-    @property
-    def power(self) -> float:
-        return self.power_hits / self.n_simulations
-
-    @property
-    def false_positive_rate(self) -> float:
-        return self.false_positive_hits / self.n_simulations
 
     @property
     def power_se(self) -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from scipy import special
@@ -26,8 +26,31 @@ from evalsig.simulate.clusters import cluster_codes, copula_rho, mixture_quantil
 __all__ = ["MixtureDesign", "check_promotable"]
 
 
+class _Sized(Protocol):
+    @property
+    def uplift(self) -> float: ...
+    @property
+    def n_items(self) -> int: ...
+
+
+class Promotion:
+    """What a design's ``uplift`` means on its ``n_items`` items (for designs with both)."""
+
+    __slots__ = ()
+
+    @property
+    def n_promote(self: _Sized) -> int:
+        """Always-wrong items the fine-tune turns always-right: ``round(uplift * n)``."""
+        return round(self.uplift * self.n_items)
+
+    @property
+    def true_uplift(self: _Sized) -> float:
+        """The fine-tune's true gain in accuracy, ``n_promote / n``."""
+        return round(self.uplift * self.n_items) / self.n_items
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MixtureDesign:
+class MixtureDesign(Promotion):
     """A benchmark design: items, runs, difficulty mixture, uplift and optional clusters.
 
     The defaults are the calibration design of the "bootstrap abuse" article (4,000
@@ -97,16 +120,6 @@ class MixtureDesign:
             )
         mixture = {"share_easy": e, "share_hard": h, "middle": self.middle}
         object.__setattr__(self, "rho", copula_rho(self.icc, **mixture))  # type: ignore[arg-type]
-
-    @property
-    def n_promote(self) -> int:
-        """Always-wrong items the fine-tune turns always-right: ``round(uplift * n)``."""
-        return round(self.uplift * self.n_items)
-
-    @property
-    def true_uplift(self) -> float:
-        """The fine-tune's true gain in accuracy, ``n_promote / n``."""
-        return self.n_promote / self.n_items
 
     @property
     def clusters(self) -> np.ndarray | None:

@@ -32,13 +32,13 @@ from scipy import optimize, special
 from evalsig.data import ScoreTable, load
 from evalsig.data.provenance import Origin, shown
 from evalsig.errors import DataError
-from evalsig.simulate.design import check_promotable
+from evalsig.simulate.design import Promotion, check_promotable
 
 __all__ = ["FittedDesign", "design_inputs", "fit_design"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class FittedDesign:
+class FittedDesign(Promotion):
     """A design fitted to one model's runs (build with :func:`fit_design`)."""
 
     n_items: int
@@ -78,14 +78,6 @@ class FittedDesign:
     @property
     def n_data_items(self) -> int:
         return len(self.item_easy)
-
-    @property
-    def n_promote(self) -> int:
-        return round(self.uplift * self.n_items)
-
-    @property
-    def true_uplift(self) -> float:
-        return self.n_promote / self.n_items
 
     @property
     def clusters(self) -> np.ndarray | None:
