@@ -194,3 +194,30 @@ print(STATISTICS == ("scipy.special",), "scipy.special" in sys.modules, raised)
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split(maxsplit=2) == ["True", "True", "['again']\n"]
+
+
+@pytest.mark.parametrize("command", ["compare", "pass-at-k"])
+def test_text_output_loads_no_html_renderer(tmp_path: Path, command: str) -> None:
+    """Text is drawn from the result's JSON by its kind's view; the HTML views register
+    without importing the renderer, so jinja2 (about 0.05 s) loads only for HTML."""
+    draw = (np.random.default_rng(3).random((2, 4, 30)) < 0.5).astype(float)
+    a = _long_csv(tmp_path / "a.csv", draw[0].tolist())
+    b = _long_csv(tmp_path / "b.csv", draw[1].tolist())
+    args = [command, str(a), str(b), "--run", "run"]
+    if command == "pass-at-k":
+        args = [command, str(a), "--id", "item", "--run", "run", "--k", "1,2"]
+    code = f"""
+import contextlib, io, json, sys
+from evalsig.cli import main
+sys.argv = ["evalsig", *{args!r}]
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        main()
+    except SystemExit as exc:
+        assert exc.code in (0, None), exc.code
+assert out.getvalue().strip(), "no output"
+print(json.dumps("jinja2" in sys.modules))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) is False

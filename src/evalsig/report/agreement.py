@@ -330,7 +330,7 @@ def _section(table: Summary, rows: list[Any], *, title: str) -> tuple[str, dict[
 
 def _register() -> None:
     """Register the HTML sections of these kinds (idempotent)."""
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section("judge-agreement", _agreement_section)
     register_section("rater-agreement", _rater_section)

@@ -178,7 +178,7 @@ def section(r: Result) -> tuple[str, dict[str, Any]]:
 
 def _register() -> None:
     """Register the HTML section of kind 'arena' (idempotent)."""
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section("arena", section)
 

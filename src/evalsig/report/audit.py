@@ -504,7 +504,7 @@ def _named(row: Sequence[str], first: int, stop: int) -> list[Any]:
 
 
 def _register() -> None:
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section("audit", _audit_section)
     register_section("claim-audit", _claim_section)

@@ -29,6 +29,8 @@ from evalsig.report import gate as gate_text
 from evalsig.report import svg
 from evalsig.report.provenance import compared
 from evalsig.report.provenance import title as models_title
+from evalsig.report.sections import SECTIONS as _SECTIONS
+from evalsig.report.sections import register_section
 
 __all__ = [
     "FRAGMENT_CLASS",
@@ -377,12 +379,9 @@ def _num(value: float | None) -> str:
     return "< 0.0001" if 0 < value < 1e-4 else f"{value:.4g}"
 
 
-_SECTIONS: dict[str, Callable[[Result], tuple[str, dict[str, Any]]]] = {
-    "comparison": _comparison,
-    "gate": _gate,
-    "multiplicity": _multiplicity,
-    "simultaneous": _simultaneous,
-}
+_SECTIONS.update(
+    comparison=_comparison, gate=_gate, multiplicity=_multiplicity, simultaneous=_simultaneous
+)
 
 
 _FROM_PLUGIN: dict[str, str] = {}
@@ -403,11 +402,6 @@ _SECTION_MODULES = (
     "evalsig.report.inspect",
 )
 """Modules whose import registers more sections (saved results of any kind render)."""
-
-
-def register_section(kind: str, build: Callable[[Result], tuple[str, dict[str, Any]]]) -> None:
-    """Add the view of a result kind (later capabilities plug in here)."""
-    _SECTIONS[kind] = build
 
 
 def load_plugins() -> tuple[plugins.Plugin, ...]:

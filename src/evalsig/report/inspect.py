@@ -128,7 +128,7 @@ def _section(r: Result) -> tuple[str, dict[str, Any]]:
 
 
 def _register() -> None:
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section(KIND, _section)
 

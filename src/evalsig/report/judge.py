@@ -111,7 +111,7 @@ def _section(r: Result) -> tuple[str, dict[str, Any]]:
 
 def _register() -> None:
     """Register the HTML section of ``"judge"`` results (idempotent)."""
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section("judge", _section)
 

@@ -457,7 +457,7 @@ def _cells(row: Sequence[str]) -> list[Any]:
 
 
 def _register() -> None:
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section("meta-analysis", _synthesis_section)
     register_section("random-effects", _random_effects_section)

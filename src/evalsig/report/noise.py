@@ -177,7 +177,7 @@ def _section(r: Result) -> tuple[str, dict[str, Any]]:
 
 
 def _register() -> None:
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section("benchmark-noise", _section)
 

@@ -462,7 +462,7 @@ def _text(
 
 def _register() -> None:
     """Register the HTML sections of the three result kinds (idempotent)."""
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section("pass-at-k", _estimates_section)
     register_section("pass-at-k-comparison", _comparison_section)

@@ -408,7 +408,7 @@ def _benchmark_section(r: Result) -> tuple[str, dict[str, Any]]:
 
 
 def _register() -> None:
-    from evalsig.report.html import register_section
+    from evalsig.report.sections import register_section
 
     register_section(
         "sample-size", lambda r: _kv_table("Sample size", _sample_size_lines(r), r["notes"])
