@@ -18,10 +18,12 @@ __all__ = [
     "check_power",
     "check_rates",
     "check_runs",
+    "normal_cdf",
     "paired_provenance",
     "sided_alpha",
     "z_alpha",
     "z_power",
+    "z_upper",
 ]
 
 
@@ -101,7 +103,18 @@ def z_alpha(alpha: float, alternative: Alternative) -> float:
     ``-ndtri(tail) + 0.0``: the operations of ``scipy.stats.norm.isf`` (0.0 is its
     ``loc``), so the same number to the last bit, without importing scipy.stats.
     """
-    return float(-special.ndtri(sided_alpha(alpha, check_alternative(alternative))) + 0.0)
+    return z_upper(sided_alpha(alpha, check_alternative(alternative)))
+
+
+def z_upper(tail: float) -> float:
+    """The normal quantile with ``tail`` above it: ``-ndtri(tail) + 0.0``, the operations of
+    ``scipy.stats.norm.isf`` (0.0 is its ``loc``), without importing scipy.stats."""
+    return float(-special.ndtri(tail) + 0.0)
+
+
+def normal_cdf(x: float) -> float:
+    """``Phi(x)``: ``ndtr(x)``, what ``scipy.stats.norm.cdf`` evaluates for a finite ``x``."""
+    return float(special.ndtr(x))
 
 
 def z_power(power: float) -> float:

@@ -11,19 +11,21 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, stats
 
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
 from evalsig.inference._mcnemar import CONTINUITY, CORRECTED_BELOW
+from evalsig.inference._roots import brentq
 from evalsig.power._common import (
     check_alpha,
     check_n,
     check_power,
     check_rates,
+    normal_cdf,
     sided_alpha,
     z_alpha,
     z_power,
+    z_upper,
 )
 from evalsig.power.results import Method, SampleSize
 
@@ -203,7 +205,7 @@ def mcnemar_detectable_effect(
 
     if gap(disc) < 0:
         return None
-    return float(optimize.brentq(gap, 0.0, disc, xtol=1e-14, rtol=1e-12))
+    return brentq(gap, 0.0, disc, xtol=1e-14, rtol=1e-12)
 
 
 def _check_method(method: object) -> Method:
@@ -234,7 +236,7 @@ def _normal_power(n: float, p01: float, p10: float, alpha: float, alt: Alternati
     spread = math.sqrt(max(disc - delta**2, 0.0))
     if spread == 0.0:
         return 1.0 if numerator > 0 else 0.0
-    return float(stats.norm.cdf(numerator / spread))
+    return normal_cdf(numerator / spread)
 
 
 def _exact_power(
@@ -242,6 +244,8 @@ def _exact_power(
 ) -> float:
     """``sum_D Bin(D; n, pi_D) P(reject | D)``, over the D that carry the probability, for
     the exact binomial test or (``method="score"``) compare's score test."""
+    from scipy import stats  # 0.4 s to import: only the exact power needs binom's arrays
+
     if n > _EXACT_LIMIT:
         raise DataError(
             f"the exact McNemar power is limited to {_EXACT_LIMIT:,} items; got n = {n:,}. "
@@ -278,7 +282,7 @@ def _exact_power(
 def _score_critical(d: np.ndarray, tail: float) -> np.ndarray:
     """Smallest ``k`` with ``(2k - D - c) / sqrt(D) > z`` (``N01 >= k`` rejects upwards;
     by symmetry ``N01 <= D - k`` downwards), ``c = 1/2`` below 25 discordant items."""
-    z = float(stats.norm.isf(tail))
+    z = z_upper(tail)
     c = np.where(d < CORRECTED_BELOW, CONTINUITY, 0.0)
     k = np.floor((d + c + z * np.sqrt(d)) / 2) + 1
     k = np.where((2 * (k - 1) - d - c) / np.sqrt(d) > z, k - 1, k)  # guard rounding

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 from evalsig._json import SCHEMA_VERSION
 from evalsig.data.paired import PairedScores
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
+from evalsig.inference._roots import brentq
 from evalsig.power._common import (
     check_alpha,
     check_effect,
@@ -28,6 +29,7 @@ from evalsig.power._common import (
     check_power,
     check_runs,
     sided_alpha,
+    z_upper,
 )
 from evalsig.power.results import SampleSize, plan_columns, plan_row, planned_calls
 from evalsig.result import Result
@@ -159,10 +161,10 @@ def paired_t_detectable_effect(
     def gap(d: float) -> float:
         return _power(size, sign * d * sd, sd, alpha, alternative) - power
 
-    hi = 2.0 * (abs(float(stats.norm.isf(sided_alpha(alpha, alternative)))) + 2.0) / math.sqrt(size)
+    hi = 2.0 * (abs(z_upper(sided_alpha(alpha, alternative))) + 2.0) / math.sqrt(size)
     while gap(hi) < 0:
         hi *= 2
-    return float(optimize.brentq(gap, 0.0, hi, xtol=1e-13, rtol=1e-12)) * sd
+    return brentq(gap, 0.0, hi, xtol=1e-13, rtol=1e-12) * sd
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -387,4 +389,4 @@ def _solve_n(effect: float, sd: float, alpha: float, power: float, alt: Alternat
             return math.inf
     if gap(2.0) >= 0:
         return 2.0
-    return float(optimize.brentq(gap, 2.0, hi, xtol=1e-10, rtol=1e-14))
+    return brentq(gap, 2.0, hi, xtol=1e-10, rtol=1e-14)

@@ -12,12 +12,18 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from scipy import optimize, stats
-
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.errors import DataError
 from evalsig.inference._common import Alternative, check_alternative
-from evalsig.power._common import check_alpha, check_power, check_rates, z_alpha, z_power
+from evalsig.inference._roots import brentq
+from evalsig.power._common import (
+    check_alpha,
+    check_power,
+    check_rates,
+    normal_cdf,
+    z_alpha,
+    z_power,
+)
 from evalsig.power.mcnemar import mcnemar_sample_size
 from evalsig.power.results import ratio
 from evalsig.result import Result
@@ -183,11 +189,11 @@ def _per_arm(h: float, alpha: float, power: float, alternative: Alternative) -> 
 
     def gap(n: float) -> float:
         shift = h * math.sqrt(n / 2)
-        return float(stats.norm.cdf(shift - za) + stats.norm.cdf(-shift - za)) - power
+        return normal_cdf(shift - za) + normal_cdf(-shift - za) - power
 
     if gap(start / 2) >= 0:  # only when power is near alpha: the far tail carries it
         return start / 2
-    return float(optimize.brentq(gap, start / 2, start, xtol=1e-12, rtol=1e-14))
+    return brentq(gap, start / 2, start, xtol=1e-12, rtol=1e-14)
 
 
 def _phi(p_baseline: float, p_candidate: float, p10: float) -> float:
