@@ -31,6 +31,7 @@ from evalsig.inference._bootstrap import bootstrap_core
 from evalsig.inference._cluster import cluster_robust_core
 from evalsig.inference._common import (
     ConfidenceInterval,
+    check_choice,
     check_confidence_level,
     check_n_resamples,
     check_number,
@@ -520,9 +521,7 @@ def _few_items_notes(n_items: int, method: str, single_binary: bool) -> list[str
 
 
 def _check_method(method: object) -> str:
-    choices = get_args(ScoreMethod)
-    if method not in choices:
-        raise DataError(f"`method` must be one of {', '.join(map(repr, choices))}; got {method!r}.")
+    check_choice(method, get_args(ScoreMethod), "`method`")
     return str(method)
 
 

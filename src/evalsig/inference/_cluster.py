@@ -22,6 +22,7 @@ from evalsig.inference._common import (
     Alternative,
     InferenceResult,
     IntervalFn,
+    check_choice,
     choose_pvalue,
     invert_test,
     make_result,
@@ -622,11 +623,12 @@ def _cluster_iv(
     ``n_resamples`` and ``rng`` keep their defaults for the analytic tests, which ignore them
     (the seed 0 spares them a generator seeded from the operating system).
     """
-    if variant not in choices:
-        raise DataError(
-            f"`variant` must be one of {', '.join(map(repr, choices))}; got {variant!r}. "
-            f"Use {choices[0]!r} (the default) unless you have a reason not to."
-        )
+    check_choice(
+        variant,
+        choices,
+        "`variant`",
+        f"Use {choices[0]!r} (the default) unless you have a reason not to.",
+    )
     options = resampling_options(
         alternative=alternative,
         confidence_level=confidence_level,
