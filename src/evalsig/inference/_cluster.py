@@ -43,6 +43,7 @@ __all__ = [
     "cluster_bootstrap_core",
     "cluster_robust",
     "cluster_robust_core",
+    "few_clusters_notes",
 ]
 
 RobustVariant = Literal["cr2", "cr1"]
@@ -448,6 +449,18 @@ class _ClusterSummary:
             f"{FEW_CLUSTERS} clusters; the pairs cluster bootstrap over-rejects there; prefer "
             "the CR2 variant (Bell-McCaffrey df) or the wild cluster bootstrap.",
         ]
+
+
+def few_clusters_notes(groups: int, what: str) -> list[str]:
+    """With fewer than ``FEW_CLUSTERS`` clusters, a note that a cluster-robust ``what`` (CR2
+    with Bell-McCaffrey degrees of freedom: "interval", "test") is fragile; else none."""
+    if groups >= FEW_CLUSTERS:
+        return []
+    return [
+        f"only {groups} clusters: a cluster-robust {what} is fragile with fewer than about "
+        f"{FEW_CLUSTERS} clusters (CR2 with Bell-McCaffrey degrees of freedom is the most "
+        "reliable choice there); more clusters narrow it most."
+    ]
 
 
 def _scaled(values: np.ndarray) -> tuple[np.ndarray, float]:
