@@ -62,14 +62,11 @@ ScoreMethod = Literal[
 """``score(method=...)``: "auto", an interval for a proportion (one run of 0/1 scores),
 the t interval on per-item means, the bootstrap over items, or cluster-robust CR2."""
 
-PROPORTION_METHODS: tuple[ProportionMethod, ...] = (
-    "wilson",
-    "wilson-cc",
-    "clopper-pearson",
-    "jeffreys",
-    "agresti-coull",
-    "bayes",
+PROPORTION_METHODS: tuple[ProportionMethod, ...] = tuple(
+    method for method in get_args(ProportionMethod) if method in get_args(ScoreMethod)
 )
+"""The score methods that are intervals for a proportion (all of ProportionMethod's but
+"wald"), in ProportionMethod's order."""
 
 MAX_PRIOR = 1e9
 """The largest parameter of a Beta prior that ``method="bayes"`` takes (beyond it the
