@@ -24,13 +24,14 @@ from evalsig.data.load import load
 from evalsig.data.paired import table_cluster_codes
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable
-from evalsig.defaults import FEW_CLUSTERS
 from evalsig.errors import DataError
 from evalsig.inference._bootstrap import MIN_ITEMS as MIN_BOOTSTRAP_ITEMS
 from evalsig.inference._bootstrap import bootstrap_core
-from evalsig.inference._cluster import cluster_robust_core
+from evalsig.inference._cluster import cluster_robust_core, few_clusters_notes
 from evalsig.inference._common import (
     ConfidenceInterval,
+    InferenceResult,
+    check_choice,
     check_confidence_level,
     check_n_resamples,
     check_number,
@@ -61,14 +62,11 @@ ScoreMethod = Literal[
 """``score(method=...)``: "auto", an interval for a proportion (one run of 0/1 scores),
 the t interval on per-item means, the bootstrap over items, or cluster-robust CR2."""
 
-PROPORTION_METHODS: tuple[ProportionMethod, ...] = (
-    "wilson",
-    "wilson-cc",
-    "clopper-pearson",
-    "jeffreys",
-    "agresti-coull",
-    "bayes",
+PROPORTION_METHODS: tuple[ProportionMethod, ...] = tuple(
+    method for method in get_args(ProportionMethod) if method in get_args(ScoreMethod)
 )
+"""The score methods that are intervals for a proportion (all of ProportionMethod's but
+"wald"), in ProportionMethod's order."""
 
 MAX_PRIOR = 1e9
 """The largest parameter of a Beta prior that ``method="bayes"`` takes (beyond it the
@@ -520,9 +518,7 @@ def _few_items_notes(n_items: int, method: str, single_binary: bool) -> list[str
 
 
 def _check_method(method: object) -> str:
-    choices = get_args(ScoreMethod)
-    if method not in choices:
-        raise DataError(f"`method` must be one of {', '.join(map(repr, choices))}; got {method!r}.")
+    check_choice(method, get_args(ScoreMethod), "`method`")
     return str(method)
 
 
@@ -692,17 +688,7 @@ def _bootstrap(
             "rng was a numpy Generator, so the seed of the draws is unknown (recorded as "
             "null); pass an integer seed to make the result reproducible."
         )
-    interval = result._interval
-    return _Interval(
-        method=result.method,
-        estimate=result.estimate,
-        se=result.se,
-        df=None,
-        bounds=lambda level: interval(level, "two-sided"),
-        notes=tuple(notes),
-        n_resamples=resamples,
-        seed=seed,
-    )
+    return _of_core(result, notes, n_resamples=resamples, seed=seed)
 
 
 def _clustered(means: np.ndarray, codes: np.ndarray) -> _Interval:
@@ -720,18 +706,24 @@ def _clustered(means: np.ndarray, codes: np.ndarray) -> _Interval:
         f"CR2 (Bell-McCaffrey) standard error on t({result.df:.4g}); {len(means):,} items in "
         f"{g} clusters (sizes {sizes.min()} to {sizes.max()})."
     ]
-    if g < FEW_CLUSTERS:
-        notes.append(
-            f"only {g} clusters: a cluster-robust interval is fragile with fewer than about "
-            f"{FEW_CLUSTERS} clusters (CR2 with Bell-McCaffrey degrees of freedom is the most "
-            "reliable choice there); more clusters narrow it most."
-        )
+    notes += few_clusters_notes(g, "interval")
     if result.se == 0.0:
         notes.append(
             f"every cluster has the same mean score {result.estimate:.6g}: the cluster-robust "
             "standard error is 0 and the interval that single point; there is no "
             "between-cluster variation to judge the score's uncertainty by."
         )
+    return _of_core(result, notes)
+
+
+def _of_core(
+    result: InferenceResult,
+    notes: list[str],
+    *,
+    n_resamples: int | None = None,
+    seed: int | None = None,
+) -> _Interval:
+    """An inference core's method, estimate, standard error, df and two-sided interval."""
     interval = result._interval
     return _Interval(
         method=result.method,
@@ -740,6 +732,8 @@ def _clustered(means: np.ndarray, codes: np.ndarray) -> _Interval:
         df=result.df,
         bounds=lambda level: interval(level, "two-sided"),
         notes=tuple(notes),
+        n_resamples=n_resamples,
+        seed=seed,
     )
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from evalsig.data.build import id_kind_of, table_from_long, table_from_mapping, table_from_matrix
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
 from evalsig.data.provenance import in_memory_origin
-from evalsig.data.readers import Description, ReadOptions, collect, read_tables
+from evalsig.data.readers import Description, ReadOptions, collect, read_tables, single_task
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import RecordMapper
 from evalsig.data.table import ScoreTable
@@ -124,12 +124,8 @@ def load(
         format=format,
         name=name,
     )
-    if len(tables) != 1:
-        raise DataError(
-            f"{_label(data, name)} holds {len(tables)} tasks ({', '.join(map(repr, tables))}); "
-            "choose one with task= (CLI: --task)."
-        )
-    return next(iter(tables.values()))
+    hint = "choose one with task= (CLI: --task)."
+    return single_task(tables, _label(data, name), hint, DataError)
 
 
 def load_tasks(

@@ -21,11 +21,7 @@ def binomial_cdf(k: int, n: int, p: float) -> float:
 
     0 below the support (:math:`k < 0`), 1 at and above its top (:math:`k \ge n`).
     """
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
-    return _clipped(_boost()["cdf"](float(k), float(n), p))
+    return _tail("cdf", k, n, p, below=0.0)
 
 
 def binomial_sf(k: int, n: int, p: float) -> float:
@@ -33,11 +29,7 @@ def binomial_sf(k: int, n: int, p: float) -> float:
 
     1 below the support (:math:`k < 0`), 0 at and above its top (:math:`k \ge n`).
     """
-    if k < 0:
-        return 1.0
-    if k >= n:
-        return 0.0
-    return _clipped(_boost()["sf"](float(k), float(n), p))
+    return _tail("sf", k, n, p, below=1.0)
 
 
 def binomial_pmf(k: int, n: int, p: float) -> float:
@@ -48,6 +40,16 @@ def binomial_pmf(k: int, n: int, p: float) -> float:
     if k < 0 or k > n:
         return 0.0
     return _clipped(_boost()["pmf"](float(k), float(n), p))
+
+
+def _tail(kind: str, k: int, n: int, p: float, *, below: float) -> float:
+    r"""``binom.<kind>(k, n, p)`` of a tail that is ``below`` under the support (:math:`k < 0`)
+    and ``1 - below`` at and above its top (:math:`k \ge n`)."""
+    if k < 0:
+        return below
+    if k >= n:
+        return 1.0 - below
+    return _clipped(_boost()[kind](float(k), float(n), p))
 
 
 def _clipped(value: Any) -> float:

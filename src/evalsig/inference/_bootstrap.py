@@ -13,6 +13,7 @@ from evalsig.errors import DataError
 from evalsig.inference._common import (
     Alternative,
     InferenceResult,
+    check_choice,
     choose_pvalue,
     make_result,
     sides_named,
@@ -150,11 +151,7 @@ def check_size(n: int) -> None:
 
 
 def _check_kind(kind: object) -> IntervalKind:
-    choices = get_args(IntervalKind)
-    if kind not in choices:
-        raise DataError(
-            f"bootstrap `interval` must be one of {', '.join(map(repr, choices))}; got {kind!r}."
-        )
+    check_choice(kind, get_args(IntervalKind), "bootstrap `interval`")
     return kind  # type: ignore[return-value]
 
 

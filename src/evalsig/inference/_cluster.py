@@ -22,6 +22,7 @@ from evalsig.inference._common import (
     Alternative,
     InferenceResult,
     IntervalFn,
+    check_choice,
     choose_pvalue,
     invert_test,
     make_result,
@@ -42,6 +43,7 @@ __all__ = [
     "cluster_bootstrap_core",
     "cluster_robust",
     "cluster_robust_core",
+    "few_clusters_notes",
 ]
 
 RobustVariant = Literal["cr2", "cr1"]
@@ -449,6 +451,18 @@ class _ClusterSummary:
         ]
 
 
+def few_clusters_notes(groups: int, what: str) -> list[str]:
+    """With fewer than ``FEW_CLUSTERS`` clusters, a note that a cluster-robust ``what`` (CR2
+    with Bell-McCaffrey degrees of freedom: "interval", "test") is fragile; else none."""
+    if groups >= FEW_CLUSTERS:
+        return []
+    return [
+        f"only {groups} clusters: a cluster-robust {what} is fragile with fewer than about "
+        f"{FEW_CLUSTERS} clusters (CR2 with Bell-McCaffrey degrees of freedom is the most "
+        "reliable choice there); more clusters narrow it most."
+    ]
+
+
 def _scaled(values: np.ndarray) -> tuple[np.ndarray, float]:
     """``values / scale`` and ``scale`` (their largest magnitude, or 1 when all are 0), so
     that squares neither underflow nor overflow whatever the scores' units."""
@@ -622,11 +636,12 @@ def _cluster_iv(
     ``n_resamples`` and ``rng`` keep their defaults for the analytic tests, which ignore them
     (the seed 0 spares them a generator seeded from the operating system).
     """
-    if variant not in choices:
-        raise DataError(
-            f"`variant` must be one of {', '.join(map(repr, choices))}; got {variant!r}. "
-            f"Use {choices[0]!r} (the default) unless you have a reason not to."
-        )
+    check_choice(
+        variant,
+        choices,
+        "`variant`",
+        f"Use {choices[0]!r} (the default) unless you have a reason not to.",
+    )
     options = resampling_options(
         alternative=alternative,
         confidence_level=confidence_level,

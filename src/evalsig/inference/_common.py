@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, ParamSpec, TypeVar, cast, get_args
 
@@ -22,6 +22,7 @@ __all__ = [
     "PairedDecision",
     "as_generator",
     "check_alternative",
+    "check_choice",
     "check_confidence_level",
     "check_count",
     "check_n_resamples",
@@ -249,13 +250,23 @@ def reversed_side_note(
     )
 
 
-def check_alternative(alternative: object) -> Alternative:
-    choices = get_args(Alternative)
-    if alternative not in choices:
+def check_choice(value: object, choices: Sequence[object], what: str, hint: str = "") -> None:
+    """A DataError naming ``what`` (e.g. ``"`method`"``) unless ``value`` is one of
+    ``choices``; ``hint`` (how to fix it) ends the message."""
+    if value not in choices:
         raise DataError(
-            f"`alternative` must be one of {', '.join(map(repr, choices))}; got {alternative!r}. "
-            "Use 'greater' to test whether the candidate is better."
+            f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}."
+            + (f" {hint}" if hint else "")
         )
+
+
+def check_alternative(alternative: object) -> Alternative:
+    check_choice(
+        alternative,
+        get_args(Alternative),
+        "`alternative`",
+        "Use 'greater' to test whether the candidate is better.",
+    )
     return cast(Alternative, alternative)
 
 

@@ -16,6 +16,7 @@ from evalsig.inference._common import (
     Alternative,
     InferenceResult,
     check_alternative,
+    check_choice,
     check_confidence_level,
     critical_value,
     make_result,
@@ -178,11 +179,7 @@ def mcnemar_from_table(
 
 
 def _check_variant(variant: object) -> McNemarVariant:
-    choices = get_args(McNemarVariant)
-    if variant not in choices:
-        raise DataError(
-            f"McNemar `variant` must be one of {', '.join(map(repr, choices))}; got {variant!r}."
-        )
+    check_choice(variant, get_args(McNemarVariant), "McNemar `variant`")
     return variant  # type: ignore[return-value]
 
 

@@ -21,6 +21,7 @@ from evalsig.inference._common import (
     Alternative,
     InferenceResult,
     check_alternative,
+    check_choice,
     check_confidence_level,
     choose_pvalue,
     make_result,
@@ -190,23 +191,23 @@ def _wilcoxon_iv(
     confidence_level: object,
 ) -> _Options:
     """Check every option of :func:`wilcoxon`, in the order of its signature."""
-    zero_methods = get_args(ZeroMethod)
-    if zero_method not in zero_methods:
-        raise DataError(
-            f"`zero_method` must be one of {', '.join(map(repr, zero_methods))}; got "
-            f"{zero_method!r}. Use 'wilcox' to drop zero differences or 'pratt' to rank them."
-        )
+    check_choice(
+        zero_method,
+        get_args(ZeroMethod),
+        "`zero_method`",
+        "Use 'wilcox' to drop zero differences or 'pratt' to rank them.",
+    )
     if not isinstance(correction, (bool, np.bool_)):
         raise DataError(
             f"`correction` must be True or False; got {correction!r}. Use True for the "
             "continuity correction of the normal approximation."
         )
-    methods = get_args(WilcoxonMethod)
-    if method not in methods:
-        raise DataError(
-            f"`method` must be one of {', '.join(map(repr, methods))}; got {method!r}. "
-            "Use 'normal' for the normal approximation (scipy's 'asymptotic')."
-        )
+    check_choice(
+        method,
+        get_args(WilcoxonMethod),
+        "`method`",
+        "Use 'normal' for the normal approximation (scipy's 'asymptotic').",
+    )
     return _Options(
         zero_method=cast(ZeroMethod, zero_method),
         correction=bool(correction),

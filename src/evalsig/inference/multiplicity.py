@@ -18,6 +18,7 @@ import numpy.typing as npt
 from evalsig._json import SCHEMA_VERSION
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError, examples
+from evalsig.inference._common import check_choice
 from evalsig.result import Result
 
 __all__ = [
@@ -490,11 +491,12 @@ def _multiplicity_iv(
     pvalues: object, *, alpha: object, method: object, lambda_: object
 ) -> tuple[np.ndarray, tuple[str, ...] | None, float, float]:
     """Check every argument; return a fresh float64 array, the labels, alpha and lambda_."""
-    if method not in get_args(Method):
-        raise DataError(
-            f"`method` must be one of {', '.join(map(repr, get_args(Method)))}; got {method!r}. "
-            "Use 'holm' to control the family-wise error rate or 'bh' for the FDR."
-        )
+    check_choice(
+        method,
+        get_args(Method),
+        "`method`",
+        "Use 'holm' to control the family-wise error rate or 'bh' for the FDR.",
+    )
     level = _number_in("alpha", alpha, closed=False, fix="Use e.g. 0.05.")
     lam = _number_in("lambda_", lambda_, closed=True, fix="Use e.g. 0.5.")
     labels, values = None, pvalues

@@ -54,6 +54,7 @@ from typing import Any, Literal, get_args
 import numpy as np
 
 from evalsig.errors import DataError, examples
+from evalsig.inference._common import check_choice
 from evalsig.inference.passk_tasks import (
     Interval,
     PairedMethod,
@@ -103,10 +104,7 @@ TIES: tuple[str, ...] = get_args(Ties)
 
 
 def check_estimator(estimator: object) -> Estimator:
-    if estimator not in ESTIMATORS:
-        raise DataError(
-            f"`estimator` must be one of {', '.join(map(repr, ESTIMATORS))}; got {estimator!r}."
-        )
+    check_choice(estimator, ESTIMATORS, "`estimator`")
     return estimator  # type: ignore[return-value]
 
 

@@ -36,9 +36,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from evalsig.defaults import FEW_CLUSTERS
 from evalsig.inference._bootstrap import MIN_ITEMS, bootstrap_core
-from evalsig.inference._cluster import cluster_robust_core
+from evalsig.inference._cluster import cluster_robust_core, few_clusters_notes
 from evalsig.inference._common import Alternative, InferenceResult, t_interval
 from evalsig.inference._permutation import permutation_core
 from evalsig.inference._ttest import paired_t_core
@@ -217,12 +216,7 @@ def cluster_notes(
         f"{len(codes):,} tasks in {groups} clusters (sizes {sizes.min()} to {sizes.max()}); "
         f"CR2 standard error of {name} on t({core.df:.4g}), Bell-McCaffrey degrees of freedom."
     ]
-    if groups < FEW_CLUSTERS:
-        notes.append(
-            f"only {groups} clusters: a cluster-robust {what} is fragile with fewer than about "
-            f"{FEW_CLUSTERS} clusters (CR2 with Bell-McCaffrey degrees of freedom is the most "
-            "reliable choice there); more clusters narrow it most."
-        )
+    notes += few_clusters_notes(groups, what)
     if degenerate and core.se == 0.0:
         notes.append(core.notes[-1].replace("per-item", "per-task"))  # why p is 1 or undefined
     return notes

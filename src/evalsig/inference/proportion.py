@@ -62,7 +62,7 @@ import numpy as np
 from scipy import special
 
 from evalsig.errors import DataError
-from evalsig.inference._common import ConfidenceInterval, check_confidence_level
+from evalsig.inference._common import ConfidenceInterval, check_choice, check_confidence_level
 
 __all__ = [
     "UNIFORM_PRIOR",
@@ -281,9 +281,7 @@ def check_prior(prior: object, method: str = "bayes") -> tuple[float, float]:
 
 
 def _check_method(method: object) -> ProportionMethod:
-    choices = get_args(ProportionMethod)
-    if method not in choices:
-        raise DataError(f"`method` must be one of {', '.join(map(repr, choices))}; got {method!r}.")
+    check_choice(method, get_args(ProportionMethod), "`method`")
     return cast(ProportionMethod, method)
 
 

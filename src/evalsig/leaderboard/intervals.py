@@ -98,13 +98,11 @@ def score_intervals(
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = np.maximum(q - t * mean, 0.0) / (n - 1.0)
         se = np.sqrt(variance / n)
-    df = n - 1.0
-    low, high = _t_bounds(mean, se, df, level)
     reason = (
         f"score intervals: {level_text} t intervals on per-item means, items as the "
         "independent units (as evalsig.score)"
     )
-    return ScoreIntervals(low=low, high=high, method="t", reason=reason, se=se)
+    return _t_intervals(mean, se, n - 1.0, level, "t", reason)
 
 
 def aggregate_intervals(
@@ -133,21 +131,21 @@ def _cluster_intervals(
     Bell-McCaffrey degrees of freedom (:func:`evalsig.inference._cr2.cr2`)."""
     residual = totals - sizes * mean[None, :]
     se, df = cr2(sizes.T, residual.T)  # a model absent from a cluster: size 0, adds nothing
-    low, high = _t_bounds(mean, se, df, level)
     reason = (
         f"score intervals: {100 * level:g}% cluster-robust intervals (CR2, Bell-McCaffrey "
         "degrees of freedom) on per-item means (as evalsig.score)"
     )
-    return ScoreIntervals(low=low, high=high, method="cluster-cr2", reason=reason, se=se)
+    return _t_intervals(mean, se, df, level, "cluster-cr2", reason)
 
 
-def _t_bounds(
-    mean: np.ndarray, se: np.ndarray, df: np.ndarray, level: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """``mean -/+ t(df) se``; a point at the mean when ``se`` is 0 up to rounding."""
+def _t_intervals(
+    mean: np.ndarray, se: np.ndarray, df: np.ndarray, level: float, method: str, reason: str
+) -> ScoreIntervals:
+    """``mean -/+ t(df) se``; a point at the mean when ``se`` is 0 up to rounding (the
+    returned ``se`` is the one given)."""
     scale = np.abs(mean)
-    se = np.where(se <= ZERO_SPREAD * scale, 0.0, se)
+    zeroed = np.where(se <= ZERO_SPREAD * scale, 0.0, se)
     with np.errstate(invalid="ignore"):
-        half = special.stdtrit(df, 0.5 + level / 2) * se
-    half = np.where(se == 0.0, 0.0, half)
-    return mean - half, mean + half
+        half = special.stdtrit(df, 0.5 + level / 2) * zeroed
+    half = np.where(zeroed == 0.0, 0.0, half)
+    return ScoreIntervals(low=mean - half, high=mean + half, method=method, reason=reason, se=se)

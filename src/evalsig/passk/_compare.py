@@ -22,8 +22,6 @@ from evalsig.inference.passk import (
     Estimator,
     PairedMethod,
     Ties,
-    check_estimator,
-    check_ties,
     paired_over_tasks,
     spread_notes,
     standard_error_parts,
@@ -33,7 +31,7 @@ from evalsig.inference.passk import (
 from evalsig.passk._input import (
     RAGGED_NOTE_END,
     TooFewSamples,
-    check_ks,
+    check_estimation,
     check_too_few,
     estimator_name,
     labeller,
@@ -123,9 +121,7 @@ def compare_pass_at_k(
     >>> clustered.method, clustered.n_clusters, round(clustered.df, 1)
     ('cluster-cr2', 15, 14.0)
     """
-    ks = check_ks(k)
-    estimator = check_estimator(estimator)
-    ties = check_ties(ties)
+    ks, estimator, ties = check_estimation(k, estimator, ties)
     alternative = check_alternative(alternative)
     level = check_confidence_level(confidence_level)
     _check_method(method)

@@ -20,8 +20,6 @@ from evalsig.inference.passk import (
     Estimator,
     Interval,
     Ties,
-    check_estimator,
-    check_ties,
     mean_over_tasks,
     standard_error_parts,
     task_estimates,
@@ -29,7 +27,7 @@ from evalsig.inference.passk import (
 )
 from evalsig.passk._input import (
     TooFewSamples,
-    check_ks,
+    check_estimation,
     check_too_few,
     counts,
     estimator_name,
@@ -126,9 +124,7 @@ def pass_at_k(
     >>> row.method, row.n_clusters, round(row.estimate, 4)
     ('cluster-cr2', 10, 0.5625)
     """
-    ks = check_ks(k)
-    estimator = check_estimator(estimator)
-    ties = check_ties(ties)
+    ks, estimator, ties = check_estimation(k, estimator, ties)
     level = check_confidence_level(confidence_level)
     if interval not in ("t", "bootstrap"):
         raise DataError(f"`interval` must be 't' or 'bootstrap'; got {interval!r}.")

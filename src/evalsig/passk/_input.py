@@ -21,12 +21,21 @@ from evalsig.data.paired import (
 from evalsig.data.provenance import in_memory_origin
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError
-from evalsig.inference.passk import Estimator, check_counts, check_k, counts_from_samples
+from evalsig.inference.passk import (
+    Estimator,
+    Ties,
+    check_counts,
+    check_estimator,
+    check_k,
+    check_ties,
+    counts_from_samples,
+)
 
 __all__ = [
     "RAGGED_NOTE_END",
     "SampleCounts",
     "TooFewSamples",
+    "check_estimation",
     "check_ks",
     "check_too_few",
     "counts",
@@ -211,6 +220,13 @@ def check_ks(k: int | Sequence[int]) -> tuple[int, ...]:
     if len(set(checked)) != len(checked):
         raise DataError(f"`k` lists a value twice ({list(checked)}); give each k once.")
     return checked
+
+
+def check_estimation(
+    k: int | Sequence[int], estimator: object, ties: object
+) -> tuple[tuple[int, ...], Estimator, Ties]:
+    """The checked ``k`` values, estimator and tie rule that every pass@k workflow takes."""
+    return check_ks(k), check_estimator(estimator), check_ties(ties)
 
 
 def check_too_few(policy: object) -> None:

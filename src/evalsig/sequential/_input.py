@@ -8,6 +8,7 @@ import numpy as np
 
 from evalsig.data.validate import numeric_array
 from evalsig.errors import AlignmentError, DataError, examples
+from evalsig.inference._common import check_choice
 
 __all__ = ["Method", "as_differences", "check_grid_size", "check_method"]
 
@@ -19,12 +20,12 @@ MIN_GRID, MAX_GRID = 10, 100_000
 
 
 def check_method(method: object) -> Method:
-    choices = get_args(Method)
-    if method not in choices:
-        raise DataError(
-            f"`method` must be one of {', '.join(map(repr, choices))}; got {method!r}. "
-            "Use 'betting' (the default) unless you need constant work per item."
-        )
+    check_choice(
+        method,
+        get_args(Method),
+        "`method`",
+        "Use 'betting' (the default) unless you need constant work per item.",
+    )
     return cast(Method, method)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeGuard
@@ -52,6 +52,7 @@ __all__ = [
     "read_table",
     "read_tables",
     "register",
+    "single_task",
 ]
 
 READERS: dict[str, Reader] = {}
@@ -382,11 +383,16 @@ def read_table(
 ) -> ScoreTable:
     """The one table in the files; an error listing the tasks when there are several."""
     tables = read_tables(paths, options, format=format)
+    return single_task(tables, f"{paths}:", "choose one with --task / task=.", FormatError)
+
+
+def single_task(
+    tables: Mapping[str, ScoreTable], source: str, hint: str, error: type[DataError]
+) -> ScoreTable:
+    """The one table of ``tables``; when there are several, ``error`` naming the ``source``
+    and its tasks, ending with ``hint`` (how to choose one)."""
     if len(tables) != 1:
-        raise FormatError(
-            f"{paths}: holds {len(tables)} tasks ({', '.join(map(repr, tables))}); choose one "
-            "with --task / task=."
-        )
+        raise error(f"{source} holds {len(tables)} tasks ({', '.join(map(repr, tables))}); {hint}")
     return next(iter(tables.values()))
 
 

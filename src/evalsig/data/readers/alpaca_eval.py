@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, first_record, read_bytes
+from evalsig.data.readers.base import ReadOptions, first_record
 from evalsig.data.readers.collect import Collector, nested
-from evalsig.data.readers.tabular import loads
+from evalsig.data.readers.tabular import read_json
 from evalsig.errors import DataError, FormatError
 
 __all__ = ["ALPACA_EVAL"]
@@ -44,11 +44,7 @@ class _AlpacaEvalReader:
         return "preference" in record and "generator_2" in record
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
-        data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
-        try:
-            records = loads(data)
-        except ValueError as exc:
-            raise FormatError(f"{path}: not valid JSON ({exc}).") from None
+        records = read_json(path, options)
         if not isinstance(records, list) or not records:
             raise FormatError(f"{path}: expected a non-empty JSON list of annotations.")
         models = {str(r.get("generator_2")) for r in records if isinstance(r, Mapping)}

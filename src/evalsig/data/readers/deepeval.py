@@ -53,9 +53,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, first_record, read_bytes
+from evalsig.data.readers.base import ReadOptions, first_record
 from evalsig.data.readers.collect import Collector, nested
-from evalsig.data.readers.tabular import loads
+from evalsig.data.readers.tabular import read_json
 from evalsig.errors import DataError, FormatError, examples
 
 __all__ = ["DEEPEVAL"]
@@ -117,11 +117,7 @@ class _DeepEvalReader:
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:
         _check_options(path, options)
-        data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
-        try:
-            document = loads(data)
-        except ValueError as exc:
-            raise FormatError(f"{path}: not valid JSON ({exc}).") from None
+        document = read_json(path, options)
         run = _unwrap(path, document)
         task = _task_name(run)
         cases = list(_llm_cases(run, task, out)) + list(

@@ -40,10 +40,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from evalsig.data.readers.base import ReadOptions, open_text, read_bytes
+from evalsig.data.readers.base import ReadOptions, open_text
 from evalsig.data.readers.collect import FILTER, Collector, nested
 from evalsig.data.readers.inspect_ai import looks_like_log
-from evalsig.data.readers.tabular import binary, jsonl_records, loads
+from evalsig.data.readers.tabular import binary, jsonl_records, loads, read_json
 from evalsig.errors import DataError, FormatError, examples
 
 __all__ = ["LM_EVAL", "known_release", "task_of"]
@@ -206,11 +206,7 @@ class _LmEvalReader:
         start = len(out.rows)
         if _is_array(path, options):
             out.version("v0.4.0-v0.4.2 (<model_args>_<task>.jsonl holding a JSON array)")
-            raw = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
-            try:
-                document = loads(raw)
-            except ValueError as exc:
-                raise FormatError(f"{path}: not valid JSON ({exc}).") from None
+            document = read_json(path, options)
             if not isinstance(document, list):
                 raise FormatError(f"{path}: expected a JSON array of samples.")
             records: Any = ((f"record {i}", r) for i, r in enumerate(document, start=1))

@@ -49,9 +49,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, first_record, read_bytes
+from evalsig.data.readers.base import ReadOptions, first_record
 from evalsig.data.readers.collect import Collector, nested
-from evalsig.data.readers.tabular import loads
+from evalsig.data.readers.tabular import read_json
 from evalsig.errors import DataError, FormatError
 
 __all__ = ["OPENCOMPASS"]
@@ -227,11 +227,7 @@ def _sniff_folder(path: Path) -> bool:
 
 
 def _load(path: Path, options: ReadOptions) -> Mapping[str, Any]:
-    data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
-    try:
-        document = loads(data)
-    except ValueError as exc:
-        raise FormatError(f"{path}: not valid JSON ({exc}); is the file truncated?") from None
+    document = read_json(path, options, ending="; is the file truncated?")
     if not isinstance(document, Mapping):
         raise FormatError(
             f"{path}: expected a JSON object (an OpenCompass results or predictions file); "

@@ -56,9 +56,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, first_record, open_text, read_bytes
+from evalsig.data.readers.base import ReadOptions, first_record, open_text
 from evalsig.data.readers.collect import Collector, nested
-from evalsig.data.readers.tabular import loads, suffix
+from evalsig.data.readers.tabular import loads, read_json, suffix
 from evalsig.errors import DataError, FormatError
 
 __all__ = ["PROMPTFOO"]
@@ -201,11 +201,7 @@ def _sniff_bytes(head: bytes, *, jsonl: bool) -> bool:
 
 def _document_results(path: Path, options: ReadOptions, out: Collector) -> list[_Result]:
     """The results of a ``.json`` output file, version 3 or (from its table) version 2."""
-    data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
-    try:
-        document = loads(data)
-    except ValueError as exc:
-        raise FormatError(f"{path}: not valid JSON ({exc}).") from None
+    document = read_json(path, options)
     summary = _summary(document) if isinstance(document, dict) else None
     if summary is None:
         raise FormatError(

@@ -43,9 +43,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalsig.data.readers.base import ReadOptions, first_record, read_bytes, stem
+from evalsig.data.readers.base import ReadOptions, first_record, stem
 from evalsig.data.readers.collect import Collector
-from evalsig.data.readers.tabular import loads
+from evalsig.data.readers.tabular import read_json
 from evalsig.errors import DataError, FormatError
 
 __all__ = ["SIMPLE_EVALS"]
@@ -109,11 +109,7 @@ class _SimpleEvalsReader:
                 "example rendered as HTML, not per-question scores in a form evalsig reads. "
                 + _what_to_pass(path, stem(path).removesuffix(".html"))
             )
-        data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
-        try:
-            document = loads(data)
-        except ValueError as exc:
-            raise FormatError(f"{path}: not valid JSON ({exc}).") from None
+        document = read_json(path, options)
         if isinstance(document, Mapping) and document.keys() >= ALL_RESULTS_FIELDS:
             self._read_all_results(path, document, out)
             return

@@ -49,6 +49,7 @@ __all__ = [
     "feed_records",
     "jsonl_records",
     "loads",
+    "read_json",
     "suffix",
     "text_booleans_note",
 ]
@@ -96,6 +97,16 @@ def loads(line: bytes | bytearray | str) -> Any:
             raise
         # Python refuses to convert integers of more than 4300 digits.
         raise json.JSONDecodeError("a number with more than 4300 digits", "", 0) from None
+
+
+def read_json(path: Path, options: ReadOptions, *, ending: str = ".") -> Any:
+    """A whole JSON file (decompressed when gzip, under the cap), parsed by :func:`loads`;
+    a FormatError, ending with ``ending``, when it is not valid JSON."""
+    data = read_bytes(path, max_decompressed_bytes=options.max_decompressed_bytes)
+    try:
+        return loads(data)
+    except ValueError as exc:
+        raise FormatError(f"{path}: not valid JSON ({exc}){ending}") from None
 
 
 def duplicate_key(
