@@ -139,16 +139,8 @@ def agreement_command(
             result, provenance=provenance(files={"data": file_record(paths[0])}, seed=seed)
         )
         document = as_given(result.to_dict())
-    from evalsig.report import agreement as views
 
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="agreement",
-    )
+    emit(document, output_format, output, title="agreement")
 
 
 def _judge_vs_humans(

@@ -104,7 +104,6 @@ def arena_command(
     from evalsig.arena import bradley_terry
     from evalsig.arena import elo as online_elo
     from evalsig.arena.readers import read_battles
-    from evalsig.report import arena as views
 
     if k_factor <= 0:
         raise typer.BadParameter("--k must be positive, e.g. 4.")
@@ -126,7 +125,4 @@ def arena_command(
         if elo:
             result = result.with_online_elo(online_elo(data, k=k_factor))
         document = result.to_dict()
-    emit(
-        document, output_format, output,
-        text=views.as_text, markdown=views.as_markdown, title="arena leaderboard",
-    )  # fmt: skip
+    emit(document, output_format, output, title="arena leaderboard")

@@ -163,7 +163,6 @@ def audit_command(
     on the same simulated benchmarks (default: the article's design and table)."""
     from evalsig.audit import audit, get_method
     from evalsig.distributed import executor_for
-    from evalsig.report import audit as views
 
     if list_methods:
         typer.echo(_list_methods())
@@ -193,14 +192,7 @@ def audit_command(
                 rng=seed,
                 executor=executor,
             )
-    emit(
-        result.to_dict(),
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="Method audit",
-    )
+    emit(result.to_dict(), output_format, output, title="Method audit")
 
 
 @command(
@@ -248,7 +240,6 @@ def audit_claim_command(
     paired analysis of the same results, and name the shortcut that explains it."""
     from evalsig.audit.claim import audit_claim
     from evalsig.data import load
-    from evalsig.report import audit as views
 
     with data_errors(), stdin_paths([baseline, candidate], read.input_format) as paths:
         tables = [
@@ -273,8 +264,6 @@ def audit_claim_command(
         document,
         output_format,
         output,
-        text=views.claim_text,
-        markdown=views.claim_markdown,
         style="bold red" if flagged else "bold green",
         title="Claim audit",
     )
@@ -308,7 +297,6 @@ def simulate_command(
 ) -> None:
     """Simulate one benchmark (baseline, clone, fine-tune): accuracies, run-to-run SD,
     consistency, discordance, and the power of McNemar and the paired t for the design."""
-    from evalsig.report import audit as views
     from evalsig.simulate import simulation_report
 
     with data_errors():
@@ -335,14 +323,7 @@ def simulate_command(
             ):
                 _write_long(save / f"{name}.csv", scores, sim.clusters)
             note(f"wrote baseline.csv, clone.csv and finetune.csv to {save}")
-    emit(
-        result.to_dict(),
-        output_format,
-        output,
-        text=views.simulation_text,
-        markdown=views.simulation_markdown,
-        title="Simulated benchmark",
-    )
+    emit(result.to_dict(), output_format, output, title="Simulated benchmark")
 
 
 def _write_long(path: Path, scores: np.ndarray, clusters: np.ndarray | None) -> None:

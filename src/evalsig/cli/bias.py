@@ -85,8 +85,7 @@ def position_bias_command(
             pair=pairs if pair_column is not None else None,
             confidence_level=confidence_level,
         )
-        document = _finish(result, paths[0])
-    _emit(document, output_format, output, "position bias")
+        _emit(result, paths[0], output_format, output, "position bias")
 
 
 @command(
@@ -180,30 +179,17 @@ def length_bias_command(
             human=human if human_column is not None else None,
             confidence_level=confidence_level,
         )
-        document = _finish(result, paths[0])
-    _emit(document, output_format, output, "length bias")
+        _emit(result, paths[0], output_format, output, "length bias")
 
 
-def _finish(result: Any, path: str) -> dict[str, Any]:
+def _emit(result: Any, path: str, output_format: OutputFormat, output: Any, title: str) -> None:
+    """Print or write ``result`` with the judgments file ``path`` as its provenance."""
     from dataclasses import replace
 
     from evalsig.data.provenance import file_record, provenance
 
     result = replace(result, provenance=provenance(files={"data": file_record(path)}))
-    return as_given(result.to_dict())  # type: ignore[no-any-return]
-
-
-def _emit(document: dict[str, Any], output_format: OutputFormat, output: Any, title: str) -> None:
-    from evalsig.report import agreement as views
-
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title=title,
-    )
+    emit(as_given(result.to_dict()), output_format, output, title=title)
 
 
 def _present(value: Any, column: str, where: str) -> Any:

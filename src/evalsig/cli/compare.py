@@ -22,7 +22,6 @@ from evalsig.cli.options import (
 )
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
-from evalsig.report.comparison import as_markdown, as_text
 
 if TYPE_CHECKING:
     from evalsig.comparison import ComparisonResult
@@ -157,12 +156,4 @@ def render(result: ComparisonResult, output_format: OutputFormat, output: Path |
     style = (
         "bold yellow" if not significant else ("bold green" if result.estimate > 0 else "bold red")
     )
-    emit(
-        data,
-        output_format,
-        output,
-        text=as_text,
-        markdown=as_markdown,
-        style=style,
-        title="Paired comparison",
-    )
+    emit(data, output_format, output, style=style, title="Paired comparison")

@@ -29,7 +29,7 @@ from evalsig.cli.options import (
 )
 from evalsig.cli.output import emit, result_console
 from evalsig.cli.stdin import as_given, stdin_paths
-from evalsig.report.gate import HEADER, as_markdown, as_text, family_line, rows
+from evalsig.report.gate import HEADER, family_line, rows
 
 __all__ = ["gate_command", "register_command"]
 
@@ -129,8 +129,6 @@ def _render(data: dict[str, Any], output_format: OutputFormat, output: Path | No
         data,
         output_format,
         output,
-        text=as_text,
-        markdown=as_markdown,
         style=STYLES[data["verdict"]],
         title=f"Release gate {data['policy']['name']}",
     )

@@ -87,7 +87,6 @@ def judge_command(
     from evalsig.data.provenance import file_record, provenance
     from evalsig.judge import ppi_mean, ppi_paired_difference
     from evalsig.judge.table import read_judge_table
-    from evalsig.report import judge as views
 
     paired = (baseline, candidate)
     if any(v is not None for v in paired) and (
@@ -140,14 +139,7 @@ def judge_command(
             provenance=provenance(files={"data": file_record(paths[0])}),
         )
         document = as_given(result.to_dict())
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="judge correction",
-    )
+    emit(document, output_format, output, title="judge correction")
 
 
 @command(
@@ -234,7 +226,6 @@ def judge_plan_command(
     from evalsig.data.provenance import file_record, provenance
     from evalsig.judge import labels_for_half_width, labels_for_power, pilot
     from evalsig.judge.table import read_judge_table
-    from evalsig.report import agreement as views
 
     if (half_width is None) == (effect is None):
         raise typer.BadParameter("give --half-width (an interval) or --effect (a test), one.")
@@ -302,11 +293,4 @@ def judge_plan_command(
             raise typer.BadParameter("give --half-width or --effect.")
         plan = replace(plan, notes=(*notes, *plan.notes), provenance=record)
         document = as_given(plan.to_dict())
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="human labels for a judge correction",
-    )
+    emit(document, output_format, output, title="human labels for a judge correction")

@@ -93,7 +93,6 @@ def leaderboard_command(
     """Rank models with every pairwise paired test, tie groups and rank intervals."""
     from evalsig.distributed import executor_for
     from evalsig.leaderboard import leaderboard, leaderboard_tasks
-    from evalsig.report import leaderboard as views
 
     keywords = read.keywords()
     with (
@@ -123,14 +122,12 @@ def leaderboard_command(
             result: Any = leaderboard(
                 scores, task=name or None, n_resamples=resamples, rng=seed, **common
             )
-            text, markdown = views.as_text, views.as_markdown
         else:
             if resamples:
                 raise DataError("--resamples applies to one task; drop it or give one --task.")
             result = leaderboard_tasks(tasks, **common)
-            text, markdown = views.tasks_text, views.tasks_markdown
         document = as_given(result.to_dict())  # standard input named "-", not its file
-    emit(document, output_format, output, text=text, markdown=markdown, title="Leaderboard")
+    emit(document, output_format, output, title="Leaderboard")
 
 
 def _read(

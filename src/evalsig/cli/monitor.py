@@ -156,7 +156,7 @@ def monitor_command(
     better, 1 baseline better, 3 not yet resolved, 2 usage error, 4 data error (one line
     naming the line and the field; no row is ever skipped). Ctrl-C ends the stream early.
     """
-    from evalsig.report.sequential import as_markdown, as_text, progress_line
+    from evalsig.report.sequential import progress_line
     from evalsig.sequential import SequentialMonitor
 
     read = _Read()
@@ -205,8 +205,6 @@ def monitor_command(
         result.to_dict(),
         output_format,
         output,
-        text=as_text,
-        markdown=as_markdown,
         style=STYLES[result.status],
         title="Sequential monitoring",
     )

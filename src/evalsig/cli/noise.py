@@ -63,7 +63,6 @@ def noise_command(
     output: Output = None,
 ) -> None:
     """Benchmark noise: item and run-to-run variance, signal-to-noise ratio, MDE, design."""
-    import evalsig.report.noise as views
     from evalsig.power.noise import benchmark_noise
 
     keywords = replace(read, task_column=None).keywords()
@@ -86,14 +85,7 @@ def noise_command(
             on_mismatch=on_mismatch.value,
         )
         document = as_given(result.to_dict())
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.noise_text,
-        markdown=views.noise_markdown,
-        title="Benchmark noise",
-    )
+    emit(document, output_format, output, title="Benchmark noise")
 
 
 def read_tables(

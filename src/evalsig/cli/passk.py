@@ -132,7 +132,6 @@ def pass_at_k_command(
     """
     from evalsig.data import load
     from evalsig.passk import compare_pass_at_k, pass_at_k
-    from evalsig.report import passk as views
 
     if candidate is None:
         for name, value in (("--method", method), ("--alternative", alternative)):
@@ -171,7 +170,7 @@ def pass_at_k_command(
                 interval=(interval or Interval.t).value,
                 **common,
             ).to_dict()
-            text, markdown, title = views.estimates_text, views.estimates_markdown, "pass@k"
+            title = "pass@k"
         else:
             document = compare_pass_at_k(
                 tables[0],
@@ -183,7 +182,6 @@ def pass_at_k_command(
                 on_mismatch=on_mismatch.value,
                 **common,
             ).to_dict()
-            text, markdown = views.comparison_text, views.comparison_markdown
             title = "pass@k comparison"
         document = as_given(document)
-    emit(document, output_format, output, text=text, markdown=markdown, title=title)
+    emit(document, output_format, output, title=title)

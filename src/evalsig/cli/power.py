@@ -107,7 +107,6 @@ def power_command(
     """
     from evalsig.data import load, pair
     from evalsig.power import power_analysis, power_analysis_paired
-    from evalsig.report import power as views
 
     numbers = numbers_for_files(pilot or [])
     if numbers:
@@ -158,14 +157,7 @@ def power_command(
                 method=method.value,
                 **common,  # type: ignore[arg-type]
             ).to_dict()
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.power_text,
-        markdown=views.power_markdown,
-        title="Power analysis",
-    )
+    emit(document, output_format, output, title="Power analysis")
 
 
 @command(
@@ -207,7 +199,6 @@ def resolution_command(
     """Which pairs of a leaderboard can this benchmark resolve? N*, q = N/N* per pair."""
     from evalsig.cli.leaderboard import read_models
     from evalsig.power import benchmark_resolution
-    from evalsig.report import power as views
 
     resamples = renamed("--bootstrap", "--resamples", bootstrap, resamples)
     policy = {"on_missing": on_missing.value, "on_mismatch": on_mismatch.value}
@@ -232,11 +223,4 @@ def resolution_command(
             rng=seed,
         )
         document = as_given(result.to_dict())
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.benchmark_text,
-        markdown=views.benchmark_markdown,
-        title="Benchmark resolution",
-    )
+    emit(document, output_format, output, title="Benchmark resolution")
