@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import Format, Output, ReadFiles, check_level, reads_files
+from evalsig.cli.options import ConfidenceLevel, Format, Output, ReadFiles, reads_files
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import examples
@@ -66,9 +66,7 @@ def agreement_command(
             "interval need numbers)."
         ),
     ] = Scale.nominal,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
-    ] = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     resamples: Annotated[
         int, typer.Option(min=100, help="Bootstrap resamples for Fleiss' kappa and alpha.")
     ] = 2000,

@@ -15,12 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors, note
-from evalsig.cli.options import (
-    Format,
-    Output,
-    ReadFiles,
-    reads_files,
-)
+from evalsig.cli.options import Format, Output, ReadFiles, Scheduler, Workers, reads_files
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
@@ -147,12 +142,8 @@ def audit_command(
     *,
     read: ReadFiles,
     seed: Seed = None,
-    scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
-    ] = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
     list_methods: Annotated[
         bool, typer.Option("--list-methods", help="List the methods and their definitions.")
     ] = False,

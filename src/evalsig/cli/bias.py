@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import Format, Output, ReadFiles, check_level, reads_files
+from evalsig.cli.options import ConfidenceLevel, Format, Output, ReadFiles, reads_files
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import examples
@@ -20,9 +20,6 @@ File = Annotated[
     typer.Argument(
         help="A table (CSV, TSV, JSON Lines, JSON; .gz too, or - for stdin), one row per judgment."
     ),
-]
-Level = Annotated[
-    float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
 ]
 
 _A, _B = {"a", "model_a"}, {"b", "model_b"}
@@ -50,7 +47,7 @@ def position_bias_command(
             "rate, and pairs become clusters.",
         ),
     ] = None,
-    confidence_level: Level = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     *,
     read: ReadFiles,
     output_format: Format = OutputFormat.text,
@@ -123,7 +120,7 @@ def length_bias_command(
             help="Column of the human preference (1/A, 0/B; empty where humans did not judge).",
         ),
     ] = None,
-    confidence_level: Level = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     *,
     read: ReadFiles,
     output_format: Format = OutputFormat.text,

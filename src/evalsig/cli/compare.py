@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -10,6 +9,7 @@ import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
+    Alternative,
     Format,
     MismatchPolicy,
     MissingPolicy,
@@ -17,6 +17,8 @@ from evalsig.cli.options import (
     OnMissing,
     Output,
     ReadFiles,
+    Resamples,
+    Seed,
     check_level,
     reads_files,
 )
@@ -44,12 +46,6 @@ def parse_method(value: str) -> str:
         return value
     choices = ", ".join(map(repr, [*METHODS, *tests]))
     raise typer.BadParameter(f"{value!r} is not one of {choices}.")
-
-
-class Alternative(str, Enum):
-    two_sided = "two-sided"
-    greater = "greater"
-    less = "less"
 
 
 def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
@@ -114,10 +110,8 @@ def compare_command(
     confidence_level: Annotated[
         float, typer.Option(help="Confidence level of the interval.", callback=check_level)
     ] = 0.95,
-    resamples: Annotated[
-        int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
-    ] = 10_000,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    resamples: Resamples = 10_000,
+    seed: Seed = None,
     on_missing: MissingPolicy = OnMissing.error,
     on_mismatch: MismatchPolicy = OnMismatch.error,
     output_format: Format = OutputFormat.text,

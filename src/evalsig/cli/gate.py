@@ -13,20 +13,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from evalsig.cli.app import (
-    EXIT_DATA_ERROR,
-    FAILURES,
-    OutputFormat,
-    command,
-    failure_line,
-)
-from evalsig.cli.options import (
-    TABLE_OPTIONS,
-    Format,
-    Output,
-    ReadFiles,
-    reads_files,
-)
+from evalsig.cli.app import EXIT_DATA_ERROR, FAILURES, OutputFormat, command, failure_line
+from evalsig.cli.options import TABLE_OPTIONS, Format, Output, ReadFiles, Seed, reads_files
 from evalsig.cli.output import emit, result_console
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.report.gate import HEADER, family_line, rows
@@ -78,7 +66,7 @@ def gate_command(
     resamples: Annotated[
         int, typer.Option(min=100, help="Resamples for resampling methods.")
     ] = 10_000,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    seed: Seed = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:

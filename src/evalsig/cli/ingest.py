@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -28,6 +27,8 @@ from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
     LockTimeout,
     ReadFiles,
+    TextOrJson,
+    TextOrJsonFormat,
     reads_files,
 )
 from evalsig.cli.stdin import STDIN, stdin_paths
@@ -36,11 +37,6 @@ if TYPE_CHECKING:
     from evalsig.store import StoredTask
 
 __all__ = ["ingest_command", "store_info_command", "tasks_text"]
-
-
-class Format(str, Enum):
-    text = "text"
-    json = "json"
 
 
 @command("ingest", example="evalsig ingest --store results.duckdb 'runs/*.jsonl' --model my-model")
@@ -82,7 +78,7 @@ def ingest_command(
         bool,
         typer.Option(help="Let these files replace stored scores of the same model and task."),
     ] = False,
-    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    output_format: TextOrJsonFormat = TextOrJson.text,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Read result files once into a DuckDB results store; skip what is already stored."""
@@ -106,7 +102,7 @@ def ingest_command(
         )
         text = (  # inside: standard input's temporary file is still known by its name
             json.dumps(_as_given(result.to_dict()), indent=2, allow_nan=False)
-            if output_format is Format.json
+            if output_format is TextOrJson.json
             else shown(str(result))
         )
     typer.echo(text)
@@ -129,7 +125,7 @@ def _as_given(document: Any, key: str = "") -> Any:
 @command("store-info", example="evalsig store-info --store results.duckdb")
 def store_info_command(
     store: Annotated[Path, typer.Option("--store", help="The DuckDB store file.")],
-    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    output_format: TextOrJsonFormat = TextOrJson.text,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """List what a results store holds: tasks, their metrics, models, items and runs."""
@@ -138,7 +134,7 @@ def store_info_command(
     with data_errors(), ResultsStore(store, read_only=True, lock_timeout=lock_timeout) as db:
         contents = db.contents()
         sources = db.sources()
-    if output_format is Format.json:
+    if output_format is TextOrJson.json:
         payload = {
             "store": str(store),
             "tasks": [t.to_dict() for t in contents],

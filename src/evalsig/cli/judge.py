@@ -8,8 +8,9 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
+    Alternative,
+    ConfidenceLevel,
     Format,
     Output,
     ReadFiles,
@@ -68,9 +69,7 @@ def judge_command(
     plain: Annotated[
         bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")
     ] = False,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
-    ] = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:

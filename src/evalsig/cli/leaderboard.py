@@ -16,10 +16,13 @@ from evalsig.cli.options import (
     LockTimeout,
     MismatchPolicy,
     MissingPolicy,
+    ModelColumn,
     OnMismatch,
     OnMissing,
     Output,
     ReadFiles,
+    Scheduler,
+    Workers,
     reads_files,
 )
 from evalsig.cli.output import emit
@@ -62,9 +65,7 @@ def leaderboard_command(
     task_column: Annotated[
         str | None, typer.Option(help="Column naming each row's task (long tables).")
     ] = None,
-    model_column: Annotated[
-        str, typer.Option("--model-column", help="Column naming each row's model.")
-    ] = "model",
+    model_column: ModelColumn = "model",
     *,
     read: ReadFiles,
     on_missing: MissingPolicy = OnMissing.error,
@@ -80,12 +81,8 @@ def leaderboard_command(
         int | None,
         typer.Option(min=0, help="Bootstrap seed (default: drawn, and shown in the result)."),
     ] = None,
-    scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
-    ] = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,

@@ -32,7 +32,7 @@ from evalsig.cli.app import (
     failure_line,
     verbosity,
 )
-from evalsig.cli.options import Format, Output, check_level
+from evalsig.cli.options import Alternative, Format, Output, check_level
 from evalsig.cli.output import emit
 from evalsig.errors import DataError
 
@@ -52,12 +52,6 @@ STYLES = {
     "baseline better": "bold red",
     "not yet resolved": "bold yellow",
 }
-
-
-class Alternative(str, Enum):
-    two_sided = "two-sided"
-    greater = "greater"
-    less = "less"
 
 
 class Method(str, Enum):

@@ -30,7 +30,9 @@ __all__ = [
     "INPUT_FORMATS",
     "READER_OPTIONS",
     "TABLE_OPTIONS",
+    "Alternative",
     "ClusterColumn",
+    "ConfidenceLevel",
     "Filter",
     "Format",
     "IdColumn",
@@ -39,14 +41,21 @@ __all__ = [
     "KeyColumn",
     "LockTimeout",
     "Metric",
+    "ModelColumn",
     "Output",
     "ReadFiles",
+    "Resamples",
     "RunColumn",
+    "Scheduler",
     "ScoreColumn",
+    "Seed",
     "Separator",
     "Task",
     "TaskColumn",
+    "TextOrJson",
+    "TextOrJsonFormat",
     "Where",
+    "Workers",
     "numbers_for_files",
     "parse_input_format",
     "parse_where",
@@ -240,6 +249,37 @@ Output = Annotated[
         callback=_check_output,
     ),
 ]
+
+
+class Alternative(str, Enum):
+    two_sided = "two-sided"
+    greater = "greater"
+    less = "less"
+
+
+class TextOrJson(str, Enum):
+    """The output formats of a listing (``plugins``, ``ingest``, ``store-info``)."""
+
+    text = "text"
+    json = "json"
+
+
+TextOrJsonFormat = Annotated[TextOrJson, typer.Option("--format", help="Output format.")]
+ConfidenceLevel = Annotated[
+    float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
+]
+Seed = Annotated[int | None, typer.Option(min=0, help="Random seed.")]
+Resamples = Annotated[
+    int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
+]
+ModelColumn = Annotated[str, typer.Option("--model-column", help="Column naming each row's model.")]
+Scheduler = Annotated[
+    str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+]
+Workers = Annotated[
+    int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
+]
+
 
 PredictionColumn = Annotated[
     str | None, typer.Option("--prediction", help="Prediction column; score = it == --answer.")

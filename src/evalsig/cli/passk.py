@@ -9,9 +9,10 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
     TABLE_OPTIONS,
+    Alternative,
+    ConfidenceLevel,
     Format,
     MismatchPolicy,
     MissingPolicy,
@@ -19,7 +20,8 @@ from evalsig.cli.options import (
     OnMissing,
     Output,
     ReadFiles,
-    check_level,
+    Resamples,
+    Seed,
     reads_files,
 )
 from evalsig.cli.output import emit
@@ -96,9 +98,7 @@ def pass_at_k_command(
         Alternative | None,
         typer.Option(help="Two models: greater means the candidate is better."),
     ] = None,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
-    ] = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     too_few_samples: Annotated[
         TooFew,
         typer.Option(help="Tasks with fewer than k samples: error, or drop them from that k."),
@@ -106,10 +106,8 @@ def pass_at_k_command(
     ties: Annotated[
         Ties, typer.Option(help="majority@k, even k: a tie counts half or as a failure.")
     ] = Ties.half,
-    resamples: Annotated[
-        int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
-    ] = 10_000,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    resamples: Resamples = 10_000,
+    seed: Seed = None,
     *,
     read: ReadFiles,
     baseline_where: Annotated[

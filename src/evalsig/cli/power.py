@@ -9,16 +9,18 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail
-from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
     TABLE_OPTIONS,
+    Alternative,
     Format,
     MismatchPolicy,
     MissingPolicy,
+    ModelColumn,
     OnMismatch,
     OnMissing,
     Output,
     ReadFiles,
+    Seed,
     numbers_for_files,
     reads_files,
     renamed,
@@ -172,9 +174,7 @@ def resolution_command(
             "one entry per model, or - (stdin)."
         ),
     ],
-    model_column: Annotated[
-        str, typer.Option("--model-column", help="Column naming each row's model.")
-    ] = "model",
+    model_column: ModelColumn = "model",
     *,
     read: ReadFiles,
     on_missing: MissingPolicy = OnMissing.error,
@@ -192,7 +192,7 @@ def resolution_command(
         int, typer.Option(min=0, help="Category-bootstrap resamples (needs --cluster).")
     ] = 0,
     bootstrap: Annotated[int | None, typer.Option(min=0, hidden=True)] = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    seed: Seed = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:

@@ -12,14 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import (
-    TABLE_OPTIONS,
-    Format,
-    Output,
-    ReadFiles,
-    check_level,
-    reads_files,
-)
+from evalsig.cli.options import TABLE_OPTIONS, Format, Output, ReadFiles, check_level, reads_files
 from evalsig.cli.output import deliver, emit
 from evalsig.cli.stdin import stdin_paths
 
