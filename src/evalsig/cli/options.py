@@ -56,6 +56,7 @@ __all__ = [
     "TextOrJsonFormat",
     "Where",
     "Workers",
+    "grouped_options",
     "numbers_for_files",
     "parse_input_format",
     "parse_where",
@@ -398,34 +399,58 @@ def reads_files(
     unknown = sorted(set(chosen) - known | set(omit) - known | set(help or {}) - set(chosen))
     if unknown:
         raise TypeError(f"reads_files: not a reader option given here: {', '.join(unknown)}.")
+    added = [
+        _reader_parameter(name, (help or {}).get(name)) for name in READER_OPTIONS if name in chosen
+    ]
+
+    def read_files(given: dict[str, Any]) -> ReadFiles:
+        if given.get("where") is not None:
+            given["where"] = tuple(given["where"])
+        else:
+            given.pop("where", None)
+        return ReadFiles(**given)
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        signature = inspect.signature(func, eval_str=True)
-        own = list(signature.parameters.values())
-        if "read" not in signature.parameters:
-            raise TypeError(f"reads_files: {func.__name__} has no `read: ReadFiles` parameter.")
-        at = list(signature.parameters).index("read")
-        added = [
-            _reader_parameter(name, (help or {}).get(name))
-            for name in READER_OPTIONS
-            if name in chosen
-        ]
-
-        @functools.wraps(func)
-        def command(*args: Any, **kwargs: Any) -> Any:
-            given = {name: kwargs.pop(name) for name in chosen if name in kwargs}
-            if given.get("where") is not None:
-                given["where"] = tuple(given["where"])
-            else:
-                given.pop("where", None)
-            return func(*args, read=ReadFiles(**given), **kwargs)
-
-        after = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own[at + 1 :]]
-        parameters = [*own[:at], *added, *after]
-        command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in parameters} | {
-            "return": signature.return_annotation
-        }
-        return command
+        return grouped_options(
+            func, "read", added, build=read_files, group=ReadFiles, who="reads_files"
+        )
 
     return decorate
+
+
+def grouped_options(
+    func: Callable[..., Any],
+    parameter: str,
+    options: Sequence[inspect.Parameter],
+    *,
+    build: Callable[[dict[str, Any]], Any],
+    group: type,
+    who: str,
+) -> Callable[..., Any]:
+    """``func`` as a command that takes ``options`` in place of its parameter
+    ``parameter: group`` and passes it ``build(given)``, ``given`` the values of those
+    options by name.
+
+    The options stand where ``parameter`` stood, in their order; the parameters after it
+    become keyword-only, as Typer passes them. ``who`` names the caller in the error raised
+    when ``func`` has no such parameter.
+    """
+    signature = inspect.signature(func, eval_str=True)
+    own = list(signature.parameters.values())
+    if parameter not in signature.parameters:
+        raise TypeError(f"{who}: {func.__name__} has no `{parameter}: {group.__name__}` parameter.")
+    at = list(signature.parameters).index(parameter)
+    names = [option.name for option in options]
+
+    @functools.wraps(func)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        given = {name: kwargs.pop(name) for name in names if name in kwargs}
+        return func(*args, **{parameter: build(given)}, **kwargs)
+
+    after = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own[at + 1 :]]
+    parameters = [*own[:at], *options, *after]
+    command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters} | {
+        "return": signature.return_annotation
+    }
+    return command
