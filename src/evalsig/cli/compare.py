@@ -11,15 +11,13 @@ from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     Alternative,
     Format,
-    MismatchPolicy,
-    MissingPolicy,
-    OnMismatch,
-    OnMissing,
     Output,
+    Pairing,
     ReadFiles,
     Resamples,
     Seed,
     check_level,
+    pairs_items,
     reads_files,
 )
 from evalsig.cli.output import emit
@@ -65,6 +63,7 @@ def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
 
 
 @command("compare", example="evalsig compare base.jsonl cand.jsonl --id doc_id --score acc")
+@pairs_items
 @reads_files(
     help={
         "task": "Task to compare, when files hold several.",
@@ -112,8 +111,8 @@ def compare_command(
     ] = 0.95,
     resamples: Resamples = 10_000,
     seed: Seed = None,
-    on_missing: MissingPolicy = OnMissing.error,
-    on_mismatch: MismatchPolicy = OnMismatch.error,
+    *,
+    pairing: Pairing,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -134,11 +133,10 @@ def compare_command(
             variant=variant,
             alternative=alternative.value,
             one_sided=one_sided or None,
-            on_missing=on_missing.value,
-            on_mismatch=on_mismatch.value,
             confidence_level=confidence_level,
             n_resamples=resamples,
             rng=seed,
+            **pairing.keywords(),
         )
         render(result, output_format, output)  # inside: standard input is named "-"
 

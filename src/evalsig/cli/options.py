@@ -17,13 +17,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, cast, get_args
 
 import typer
 
 from evalsig.cli.app import OutputFormat, fail, note
 from evalsig.cli.output import output_problem
 from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
+
+if TYPE_CHECKING:
+    from evalsig.data.paired import OnMismatch as MismatchName
+    from evalsig.data.paired import OnMissing as MissingName
 
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
@@ -43,6 +47,8 @@ __all__ = [
     "Metric",
     "ModelColumn",
     "Output",
+    "Pairing",
+    "PairingKeywords",
     "ReadFiles",
     "Resamples",
     "RunColumn",
@@ -58,6 +64,7 @@ __all__ = [
     "Workers",
     "grouped_options",
     "numbers_for_files",
+    "pairs_items",
     "parse_input_format",
     "parse_where",
     "reads_files",
@@ -454,3 +461,52 @@ def grouped_options(
         "return": signature.return_annotation
     }
     return command
+
+
+class PairingKeywords(TypedDict):
+    """The keyword arguments ``on_missing`` and ``on_mismatch`` of the functions that pair
+    inputs."""
+
+    on_missing: MissingName
+    on_mismatch: MismatchName
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pairing:
+    """What to do with items that not every input has (``--on-missing``), or whose content
+    key differs between inputs (``--on-mismatch``)."""
+
+    on_missing: OnMissing = OnMissing.error
+    on_mismatch: OnMismatch = OnMismatch.error
+
+    def keywords(self) -> PairingKeywords:
+        """``on_missing`` and ``on_mismatch``, as keyword arguments of the functions that
+        pair inputs (``compare``, ``model_scores`` ...)."""
+        return {"on_missing": self.on_missing.value, "on_mismatch": self.on_mismatch.value}
+
+
+def pairs_items(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command ``--on-missing`` and ``--on-mismatch`` in place of its
+    ``pairing: Pairing`` parameter (as :func:`reads_files` gives the reader options)."""
+    options = [
+        inspect.Parameter(
+            "on_missing",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=OnMissing.error,
+            annotation=MissingPolicy,
+        ),
+        inspect.Parameter(
+            "on_mismatch",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=OnMismatch.error,
+            annotation=MismatchPolicy,
+        ),
+    ]
+    return grouped_options(
+        func,
+        "pairing",
+        options,
+        build=lambda given: Pairing(**given),
+        group=Pairing,
+        who="pairs_items",
+    )

@@ -14,14 +14,12 @@ from evalsig.cli.options import (
     Alternative,
     ConfidenceLevel,
     Format,
-    MismatchPolicy,
-    MissingPolicy,
-    OnMismatch,
-    OnMissing,
     Output,
+    Pairing,
     ReadFiles,
     Resamples,
     Seed,
+    pairs_items,
     reads_files,
 )
 from evalsig.cli.output import emit
@@ -58,6 +56,7 @@ class Ties(str, Enum):
 
 
 @command("pass-at-k", example="evalsig pass-at-k logs/base.eval logs/cand.eval --k 1 --k 5")
+@pairs_items
 @reads_files(
     *TABLE_OPTIONS,
     "skip_bad_lines",
@@ -116,8 +115,7 @@ def pass_at_k_command(
     candidate_where: Annotated[
         list[str] | None, typer.Option(help="Like --where, for CANDIDATE only.")
     ] = None,
-    on_missing: MissingPolicy = OnMissing.error,
-    on_mismatch: MismatchPolicy = OnMismatch.error,
+    pairing: Pairing,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -176,8 +174,7 @@ def pass_at_k_command(
                 ks or [1],
                 method=(method or Method.paired_t).value,
                 alternative=(alternative or Alternative.two_sided).value,
-                on_missing=on_missing.value,
-                on_mismatch=on_mismatch.value,
+                **pairing.keywords(),
                 **common,
             ).to_dict()
             title = "pass@k comparison"

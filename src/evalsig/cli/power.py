@@ -13,15 +13,13 @@ from evalsig.cli.options import (
     TABLE_OPTIONS,
     Alternative,
     Format,
-    MismatchPolicy,
-    MissingPolicy,
     ModelColumn,
-    OnMismatch,
-    OnMissing,
     Output,
+    Pairing,
     ReadFiles,
     Seed,
     numbers_for_files,
+    pairs_items,
     reads_files,
     renamed,
 )
@@ -166,6 +164,7 @@ def power_command(
     "resolution", example="evalsig resolution long.csv --id question_id --score correct --top 10"
 )
 @reads_files(*TABLE_OPTIONS)
+@pairs_items
 def resolution_command(
     results: Annotated[
         list[str],
@@ -177,8 +176,7 @@ def resolution_command(
     model_column: ModelColumn = "model",
     *,
     read: ReadFiles,
-    on_missing: MissingPolicy = OnMissing.error,
-    on_mismatch: MismatchPolicy = OnMismatch.error,
+    pairing: Pairing,
     pairs: Annotated[
         Pairs, typer.Option(help="Adjacent pairs of the ranking, or all pairs.")
     ] = Pairs.adjacent,
@@ -201,7 +199,6 @@ def resolution_command(
     from evalsig.power import benchmark_resolution
 
     resamples = renamed("--bootstrap", "--resamples", bootstrap, resamples)
-    policy = {"on_missing": on_missing.value, "on_mismatch": on_mismatch.value}
     keywords = replace(read, task=None, task_column=None).keywords()
     with data_errors(), stdin_paths(results, read.input_format) as paths:
         scores = read_models(
@@ -210,7 +207,7 @@ def resolution_command(
             task_column=read.task_column,
             model_column=model_column,
             read=keywords,
-            policy=policy,
+            policy=pairing.keywords(),
         )
         result = benchmark_resolution(
             scores,
