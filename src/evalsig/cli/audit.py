@@ -9,9 +9,8 @@ the power of its design, and can write its runs as files. Every results file the
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,6 +23,7 @@ from evalsig.cli.options import (
     ReadFiles,
     Scheduler,
     Workers,
+    field_options,
     grouped_options,
     reads_files,
 )
@@ -96,22 +96,9 @@ def designs_benchmark(func: Callable[..., Any]) -> Callable[..., Any]:
     """Give a command the options of :class:`DesignOptions` in place of its
     ``design_options: DesignOptions`` parameter (as :func:`reads_files` gives the reader
     options)."""
-    options = [
-        inspect.Parameter(
-            item.name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=item.default,
-            annotation=_DESIGN_TYPES[item.name],
-        )
-        for item in fields(DesignOptions)
-    ]
+    options = field_options(DesignOptions, _DESIGN_TYPES)
     return grouped_options(
-        func,
-        "design_options",
-        options,
-        build=lambda given: DesignOptions(**given),
-        group=DesignOptions,
-        who="designs_benchmark",
+        func, "design_options", options, group=DesignOptions, who="designs_benchmark"
     )
 
 

@@ -62,6 +62,7 @@ __all__ = [
     "TextOrJsonFormat",
     "Where",
     "Workers",
+    "field_options",
     "grouped_options",
     "numbers_for_files",
     "pairs_items",
@@ -419,10 +420,25 @@ def reads_files(
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         return grouped_options(
-            func, "read", added, build=read_files, group=ReadFiles, who="reads_files"
+            func, "read", added, group=ReadFiles, who="reads_files", build=read_files
         )
 
     return decorate
+
+
+def field_options(group: type, types: Mapping[str, Any]) -> list[inspect.Parameter]:
+    """The fields of the dataclass ``group`` as keyword-only command options, in their
+    order: each field's name and default, and its ``Annotated`` type (the option's flags
+    and help) from ``types``."""
+    return [
+        inspect.Parameter(
+            item.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=item.default,
+            annotation=types[item.name],
+        )
+        for item in fields(group)
+    ]
 
 
 def grouped_options(
@@ -430,13 +446,13 @@ def grouped_options(
     parameter: str,
     options: Sequence[inspect.Parameter],
     *,
-    build: Callable[[dict[str, Any]], Any],
     group: type,
     who: str,
+    build: Callable[[dict[str, Any]], Any] | None = None,
 ) -> Callable[..., Any]:
     """``func`` as a command that takes ``options`` in place of its parameter
-    ``parameter: group`` and passes it ``build(given)``, ``given`` the values of those
-    options by name.
+    ``parameter: group`` and passes it ``build(given)`` (default ``group(**given)``),
+    ``given`` the values of those options by name.
 
     The options stand where ``parameter`` stood, in their order; the parameters after it
     become keyword-only, as Typer passes them. ``who`` names the caller in the error raised
@@ -452,7 +468,8 @@ def grouped_options(
     @functools.wraps(func)
     def command(*args: Any, **kwargs: Any) -> Any:
         given = {name: kwargs.pop(name) for name in names if name in kwargs}
-        return func(*args, **{parameter: build(given)}, **kwargs)
+        value = group(**given) if build is None else build(given)
+        return func(*args, **{parameter: value}, **kwargs)
 
     after = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own[at + 1 :]]
     parameters = [*own[:at], *options, *after]
@@ -488,25 +505,6 @@ class Pairing:
 def pairs_items(func: Callable[..., Any]) -> Callable[..., Any]:
     """Give a command ``--on-missing`` and ``--on-mismatch`` in place of its
     ``pairing: Pairing`` parameter (as :func:`reads_files` gives the reader options)."""
-    options = [
-        inspect.Parameter(
-            "on_missing",
-            inspect.Parameter.KEYWORD_ONLY,
-            default=OnMissing.error,
-            annotation=MissingPolicy,
-        ),
-        inspect.Parameter(
-            "on_mismatch",
-            inspect.Parameter.KEYWORD_ONLY,
-            default=OnMismatch.error,
-            annotation=MismatchPolicy,
-        ),
-    ]
-    return grouped_options(
-        func,
-        "pairing",
-        options,
-        build=lambda given: Pairing(**given),
-        group=Pairing,
-        who="pairs_items",
-    )
+    types = {"on_missing": MissingPolicy, "on_mismatch": MismatchPolicy}
+    options = field_options(Pairing, types)
+    return grouped_options(func, "pairing", options, group=Pairing, who="pairs_items")
