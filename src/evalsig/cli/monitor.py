@@ -22,14 +22,12 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from evalsig.cli.app import (
-    EXIT_DATA_ERROR,
     EXIT_FAILED,
     EXIT_INCONCLUSIVE,
     EXIT_OK,
-    FAILURES,
     OutputFormat,
     command,
-    failure_line,
+    data_errors,
     verbosity,
 )
 from evalsig.cli.options import Alternative, Format, Output, check_level
@@ -156,7 +154,7 @@ def monitor_command(
     read = _Read()
     fmt = _format(source, input_format)
     early = False
-    try:
+    with data_errors():
         monitor = SequentialMonitor(
             confidence_level=confidence_level,
             alternative=alternative.value,
@@ -184,9 +182,6 @@ def monitor_command(
                 "report are not counted); the result so far follows.",
                 err=True,
             )
-    except FAILURES as exc:
-        typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
-        raise typer.Exit(EXIT_DATA_ERROR) from None
     result = monitor.result()
     notes = result.notes
     if early:
