@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -31,7 +31,7 @@ from evalsig.cli.options import (
     TextOrJsonFormat,
     reads_files,
 )
-from evalsig.cli.stdin import STDIN, stdin_paths
+from evalsig.cli.stdin import STDIN, as_given, stdin_paths
 
 if TYPE_CHECKING:
     from evalsig.store import StoredTask
@@ -101,25 +101,11 @@ def ingest_command(
             **keywords,
         )
         text = (  # inside: standard input's temporary file is still known by its name
-            json.dumps(_as_given(result.to_dict()), indent=2, allow_nan=False)
+            json.dumps(as_given(result.to_dict(), path=STDIN), indent=2, allow_nan=False)
             if output_format is TextOrJson.json
             else shown(str(result))
         )
     typer.echo(text)
-
-
-def _as_given(document: Any, key: str = "") -> Any:
-    """The report's JSON with standard input's temporary file named ``-`` as a path and
-    "standard input (-)" in messages."""
-    from evalsig.data.provenance import shown
-
-    if isinstance(document, str):
-        return shown(document, stdin=STDIN) if key == "path" else shown(document)
-    if isinstance(document, list):
-        return [_as_given(value, key) for value in document]
-    if isinstance(document, dict):
-        return {name: _as_given(value, name) for name, value in document.items()}
-    return document
 
 
 @command("store-info", example="evalsig store-info --store results.duckdb")
