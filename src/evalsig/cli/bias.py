@@ -9,8 +9,8 @@ import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import ConfidenceLevel, Format, Output, ReadFiles, reads_files
-from evalsig.cli.output import emit
-from evalsig.cli.stdin import as_given, stdin_paths
+from evalsig.cli.output import emit_from_file
+from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import examples
 
 __all__ = ["length_bias_command", "position_bias_command"]
@@ -82,7 +82,7 @@ def position_bias_command(
             pair=pairs if pair_column is not None else None,
             confidence_level=confidence_level,
         )
-        _emit(result, paths[0], output_format, output, "position bias")
+        emit_from_file(result, paths[0], output_format, output, title="position bias")
 
 
 @command(
@@ -176,17 +176,7 @@ def length_bias_command(
             human=human if human_column is not None else None,
             confidence_level=confidence_level,
         )
-        _emit(result, paths[0], output_format, output, "length bias")
-
-
-def _emit(result: Any, path: str, output_format: OutputFormat, output: Any, title: str) -> None:
-    """Print or write ``result`` with the judgments file ``path`` as its provenance."""
-    from dataclasses import replace
-
-    from evalsig.data.provenance import file_record, provenance
-
-    result = replace(result, provenance=provenance(files={"data": file_record(path)}))
-    emit(as_given(result.to_dict()), output_format, output, title=title)
+        emit_from_file(result, paths[0], output_format, output, title="length bias")
 
 
 def _present(value: Any, column: str, where: str) -> Any:

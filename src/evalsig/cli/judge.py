@@ -17,7 +17,7 @@ from evalsig.cli.options import (
     check_level,
     reads_files,
 )
-from evalsig.cli.output import emit
+from evalsig.cli.output import emit, emit_from_file
 from evalsig.cli.stdin import as_given, stdin_paths
 
 __all__ = ["judge_command", "judge_plan_command"]
@@ -83,7 +83,6 @@ def judge_command(
     """
     from dataclasses import replace
 
-    from evalsig.data.provenance import file_record, provenance
     from evalsig.judge import ppi_mean, ppi_paired_difference
     from evalsig.judge.table import read_judge_table
 
@@ -132,13 +131,8 @@ def judge_command(
             )
         else:
             result = ppi_mean(*table.split(0), **common)
-        result = replace(
-            result,
-            notes=(*table.notes, *result.notes),
-            provenance=provenance(files={"data": file_record(paths[0])}),
-        )
-        document = as_given(result.to_dict())
-    emit(document, output_format, output, title="judge correction")
+        result = replace(result, notes=(*table.notes, *result.notes))
+        emit_from_file(result, paths[0], output_format, output, title="judge correction")
 
 
 @command(

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from evalsig.cli.app import OutputFormat, fail, failure_line, note
 
-__all__ = ["deliver", "emit", "output_problem"]
+__all__ = ["deliver", "emit", "emit_from_file", "output_problem"]
 
 
 def emit(
@@ -46,6 +46,27 @@ def emit(
             printer.print(rest, markup=False)
     else:
         deliver(rendered, output)
+
+
+def emit_from_file(
+    result: Any,
+    path: str,
+    output_format: OutputFormat,
+    output: Path | None,
+    *,
+    title: str,
+    seed: int | None = None,
+) -> None:
+    """Print or write ``result`` with the one file it was computed from, ``path``, as its
+    provenance (and the ``seed`` drawn for it); call it inside
+    :func:`evalsig.cli.stdin.stdin_paths`, so that standard input is named as given."""
+    from dataclasses import replace
+
+    from evalsig.cli.stdin import as_given
+    from evalsig.data.provenance import file_record, provenance
+
+    result = replace(result, provenance=provenance(files={"data": file_record(path)}, seed=seed))
+    emit(as_given(result.to_dict()), output_format, output, title=title)
 
 
 def deliver(rendered: str, output: Path | None) -> None:
