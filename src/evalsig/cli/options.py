@@ -6,6 +6,11 @@ Every command that reads result files takes the same input options, declared onc
 :func:`evalsig.load` / :func:`evalsig.load_tasks`. One name for each concept:
 ``--resamples``, ``--seed``, ``--confidence-level``, ``--alpha``, ``--input-format``,
 ``--format``, ``-o/--output``.
+
+Other options several commands take are declared here once as well: single options as
+``Annotated`` types (:data:`Seed`, :data:`ConfidenceLevel` ...), and groups of options
+that a command receives as one object, as the reader options are: :func:`pairs_items`
+(``--on-missing``, ``--on-mismatch``), through :func:`grouped_options`.
 """
 
 from __future__ import annotations
@@ -261,6 +266,8 @@ Output = Annotated[
 
 
 class Alternative(str, Enum):
+    """``--alternative``: the side of a test (greater: the candidate is better)."""
+
     two_sided = "two-sided"
     greater = "greater"
     less = "less"
