@@ -10,9 +10,9 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import Format, Output, ReadFiles, check_level, reads_files
-from evalsig.cli.output import emit
-from evalsig.cli.stdin import as_given, stdin_paths
+from evalsig.cli.options import ConfidenceLevel, Format, Output, ReadFiles, reads_files
+from evalsig.cli.output import emit_from_file
+from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import examples
 
 __all__ = ["agreement_command"]
@@ -66,9 +66,7 @@ def agreement_command(
             "interval need numbers)."
         ),
     ] = Scale.nominal,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
-    ] = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     resamples: Annotated[
         int, typer.Option(min=100, help="Bootstrap resamples for Fleiss' kappa and alpha.")
     ] = 2000,
@@ -90,10 +88,6 @@ def agreement_command(
     item did not rate it. Krippendorff's alpha (--scale), and Fleiss' kappa when every
     rater rated every item.
     """
-    from dataclasses import replace
-
-    from evalsig.data.provenance import file_record, provenance
-
     id_column, separator = read.id_column, read.separator
     pairwise = judge_column is not None or human_column is not None
     raters = rater_column is not None or label_column is not None
@@ -135,20 +129,7 @@ def agreement_command(
             )
         else:  # every other combination was refused above
             raise typer.BadParameter("give the columns of judge vs humans or of raters.")
-        result = replace(
-            result, provenance=provenance(files={"data": file_record(paths[0])}, seed=seed)
-        )
-        document = as_given(result.to_dict())
-    from evalsig.report import agreement as views
-
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="agreement",
-    )
+        emit_from_file(result, paths[0], output_format, output, title="agreement", seed=seed)
 
 
 def _judge_vs_humans(

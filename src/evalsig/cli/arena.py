@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import Format, Output, check_level
+from evalsig.cli.options import ConfidenceLevel, Format, Output, Seed
 from evalsig.cli.output import emit
 
 __all__ = ["arena_command"]
@@ -87,11 +87,9 @@ def arena_command(
         str | None,
         typer.Option(help="FastChat: a field whose equal values share a prompt (question_id)."),
     ] = None,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
-    ] = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 1000,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    seed: Seed = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -104,7 +102,6 @@ def arena_command(
     from evalsig.arena import bradley_terry
     from evalsig.arena import elo as online_elo
     from evalsig.arena.readers import read_battles
-    from evalsig.report import arena as views
 
     if k_factor <= 0:
         raise typer.BadParameter("--k must be positive, e.g. 4.")
@@ -126,7 +123,4 @@ def arena_command(
         if elo:
             result = result.with_online_elo(online_elo(data, k=k_factor))
         document = result.to_dict()
-    emit(
-        document, output_format, output,
-        text=views.as_text, markdown=views.as_markdown, title="arena leaderboard",
-    )  # fmt: skip
+    emit(document, output_format, output, title="arena leaderboard")

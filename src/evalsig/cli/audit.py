@@ -9,8 +9,10 @@ the power of its design, and can write its runs as files. Every results file the
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,6 +21,10 @@ from evalsig.cli.options import (
     Format,
     Output,
     ReadFiles,
+    Scheduler,
+    Workers,
+    field_options,
+    grouped_options,
     reads_files,
 )
 from evalsig.cli.output import emit
@@ -33,76 +39,102 @@ if TYPE_CHECKING:
 __all__ = ["audit_claim_command", "audit_command", "simulate_command"]
 
 Seed = Annotated[int | None, typer.Option(min=0, help="Random seed (recorded in the result).")]
-NItems = Annotated[int | None, typer.Option("--n-items", min=2, help="Items per benchmark.")]
-Runs = Annotated[int | None, typer.Option("--runs", min=1, help="Runs per model.")]
-ShareEasy = Annotated[
-    float | None, typer.Option(help="Share of always-right items (default 0.42).")
-]
-ShareHard = Annotated[
-    float | None, typer.Option(help="Share of always-wrong items (default 0.28).")
-]
-Middle = Annotated[
-    tuple[float, float] | None,
-    typer.Option(help="Other items: p uniform on LOW HIGH (default 0.2 0.8)."),
-]
-Uplift = Annotated[
-    float,
-    typer.Option(help="True gain of the fine-tune: share of items promoted (0.01 = +1 pp)."),
-]
-Clusters = Annotated[
-    int | None, typer.Option("--clusters", min=2, help="Group the items in this many clusters.")
-]
-Icc = Annotated[float | None, typer.Option(help="Intra-cluster correlation of single-run scores.")]
-Fit = Annotated[
-    str | None,
-    typer.Option(help="Fit the generator to these results of one model (runs x items; -: stdin)."),
-]
 
 
-def _design(
-    *,
-    n_items: int | None,
-    runs: int | None,
-    share_easy: float | None,
-    share_hard: float | None,
-    middle: tuple[float, float] | None,
-    uplift: float,
-    clusters: int | None,
-    icc: float | None,
-    fit: str | None,
-    read: ReadFiles,
-) -> Design:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DesignOptions:
+    """The options of a simulated benchmark's design (``audit``, ``simulate``): the item
+    mixture (None: its default), or ``--fit`` to estimate it from results."""
+
+    n_items: int | None = None
+    runs: int | None = None
+    share_easy: float | None = None
+    share_hard: float | None = None
+    middle: tuple[float, float] | None = None
+    uplift: float = 0.01
+    clusters: int | None = None
+    icc: float | None = None
+    fit: str | None = None
+
+
+_DESIGN_TYPES: dict[str, Any] = {
+    "n_items": Annotated[int | None, typer.Option("--n-items", min=2, help="Items per benchmark.")],
+    "runs": Annotated[int | None, typer.Option("--runs", min=1, help="Runs per model.")],
+    "share_easy": Annotated[
+        float | None, typer.Option(help="Share of always-right items (default 0.42).")
+    ],
+    "share_hard": Annotated[
+        float | None, typer.Option(help="Share of always-wrong items (default 0.28).")
+    ],
+    "middle": Annotated[
+        tuple[float, float] | None,
+        typer.Option(help="Other items: p uniform on LOW HIGH (default 0.2 0.8)."),
+    ],
+    "uplift": Annotated[
+        float,
+        typer.Option(help="True gain of the fine-tune: share of items promoted (0.01 = +1 pp)."),
+    ],
+    "clusters": Annotated[
+        int | None,
+        typer.Option("--clusters", min=2, help="Group the items in this many clusters."),
+    ],
+    "icc": Annotated[
+        float | None, typer.Option(help="Intra-cluster correlation of single-run scores.")
+    ],
+    "fit": Annotated[
+        str | None,
+        typer.Option(
+            help="Fit the generator to these results of one model (runs x items; -: stdin)."
+        ),
+    ],
+}
+"""Each design option's ``Annotated`` type (its flags and help); the names, their
+``--help`` order and defaults are :class:`DesignOptions`'s fields."""
+
+
+def designs_benchmark(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command the options of :class:`DesignOptions` in place of its
+    ``design_options: DesignOptions`` parameter (as :func:`reads_files` gives the reader
+    options)."""
+    options = field_options(DesignOptions, _DESIGN_TYPES)
+    return grouped_options(
+        func, "design_options", options, group=DesignOptions, who="designs_benchmark"
+    )
+
+
+def _design(given: DesignOptions, read: ReadFiles) -> Design:
+    """The design ``given`` describes: the item mixture, or the one fitted to ``--fit``."""
     from evalsig.data import load
     from evalsig.simulate import MixtureDesign, fit_design
 
-    if fit is None:
+    if given.fit is None:
         defaults = MixtureDesign()
         return MixtureDesign(
-            n_items=defaults.n_items if n_items is None else n_items,
-            n_runs=defaults.n_runs if runs is None else runs,
-            share_easy=defaults.share_easy if share_easy is None else share_easy,
-            share_hard=defaults.share_hard if share_hard is None else share_hard,
-            middle=defaults.middle if middle is None else middle,
-            uplift=uplift,
-            n_clusters=clusters,
-            icc=0.0 if icc is None else icc,
+            n_items=defaults.n_items if given.n_items is None else given.n_items,
+            n_runs=defaults.n_runs if given.runs is None else given.runs,
+            share_easy=defaults.share_easy if given.share_easy is None else given.share_easy,
+            share_hard=defaults.share_hard if given.share_hard is None else given.share_hard,
+            middle=defaults.middle if given.middle is None else given.middle,
+            uplift=given.uplift,
+            n_clusters=given.clusters,
+            icc=0.0 if given.icc is None else given.icc,
         )
-    given = {
-        "--share-easy": share_easy,
-        "--share-hard": share_hard,
-        "--middle": middle,
-        "--clusters": clusters,
-        "--icc": icc,
+    mixture = {
+        "--share-easy": given.share_easy,
+        "--share-hard": given.share_hard,
+        "--middle": given.middle,
+        "--clusters": given.clusters,
+        "--icc": given.icc,
     }
-    clash = [name for name, value in given.items() if value is not None]
+    clash = [name for name, value in mixture.items() if value is not None]
     if clash:
         raise DataError(
             f"--fit estimates the item mixture from the data; drop {', '.join(clash)} "
             "(or drop --fit)."
         )
-    with stdin_paths([fit], read.input_format) as (path,):
+    with stdin_paths([given.fit], read.input_format) as (path,):
         runs_read = load(path, **read.keywords())
-        return fit_design(runs_read, n_items=n_items, n_runs=runs, uplift=uplift)
+        return fit_design(runs_read, n_items=given.n_items, n_runs=given.runs, uplift=given.uplift)
 
 
 def _list_methods() -> str:
@@ -118,6 +150,7 @@ def _list_methods() -> str:
 
 @command("audit", example="evalsig audit --simulations 200 --seed 1")
 @reads_files("id_column", "score_column", "run_column", "task", "metric", "input_format")
+@designs_benchmark
 def audit_command(
     simulations: Annotated[
         int, typer.Option("--simulations", min=1, help="Simulated benchmarks.")
@@ -135,24 +168,12 @@ def audit_command(
     confidence_level: Annotated[
         float, typer.Option(min=0.5, max=0.9999, help="Level of every interval.")
     ] = 0.95,
-    n_items: NItems = None,
-    runs: Runs = None,
-    share_easy: ShareEasy = None,
-    share_hard: ShareHard = None,
-    middle: Middle = None,
-    uplift: Uplift = 0.01,
-    clusters: Clusters = None,
-    icc: Icc = None,
-    fit: Fit = None,
     *,
+    design_options: DesignOptions,
     read: ReadFiles,
     seed: Seed = None,
-    scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
-    ] = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
     list_methods: Annotated[
         bool, typer.Option("--list-methods", help="List the methods and their definitions.")
     ] = False,
@@ -163,24 +184,12 @@ def audit_command(
     on the same simulated benchmarks (default: the article's design and table)."""
     from evalsig.audit import audit, get_method
     from evalsig.distributed import executor_for
-    from evalsig.report import audit as views
 
     if list_methods:
         typer.echo(_list_methods())
         return
     with data_errors():
-        design = _design(
-            n_items=n_items,
-            runs=runs,
-            share_easy=share_easy,
-            share_hard=share_hard,
-            middle=middle,
-            uplift=uplift,
-            clusters=clusters,
-            icc=icc,
-            fit=fit,
-            read=read,
-        )
+        design = _design(design_options, read)
         chosen = None if not method else [get_method(name) for name in method]
         with executor_for(scheduler, workers) as executor:
             result = audit(
@@ -193,14 +202,7 @@ def audit_command(
                 rng=seed,
                 executor=executor,
             )
-    emit(
-        result.to_dict(),
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="Method audit",
-    )
+    emit(result.to_dict(), output_format, output, title="Method audit")
 
 
 @command(
@@ -248,7 +250,6 @@ def audit_claim_command(
     paired analysis of the same results, and name the shortcut that explains it."""
     from evalsig.audit.claim import audit_claim
     from evalsig.data import load
-    from evalsig.report import audit as views
 
     with data_errors(), stdin_paths([baseline, candidate], read.input_format) as paths:
         tables = [
@@ -273,8 +274,6 @@ def audit_claim_command(
         document,
         output_format,
         output,
-        text=views.claim_text,
-        markdown=views.claim_markdown,
         style="bold red" if flagged else "bold green",
         title="Claim audit",
     )
@@ -282,16 +281,9 @@ def audit_claim_command(
 
 @command("simulate", example="evalsig simulate --n-items 500 --uplift 0.02 --seed 1")
 @reads_files("id_column", "score_column", "run_column", "task", "metric", "input_format")
+@designs_benchmark
 def simulate_command(
-    n_items: NItems = None,
-    runs: Runs = None,
-    share_easy: ShareEasy = None,
-    share_hard: ShareHard = None,
-    middle: Middle = None,
-    uplift: Uplift = 0.01,
-    clusters: Clusters = None,
-    icc: Icc = None,
-    fit: Fit = None,
+    design_options: DesignOptions,
     *,
     read: ReadFiles,
     simulations: Annotated[
@@ -308,22 +300,10 @@ def simulate_command(
 ) -> None:
     """Simulate one benchmark (baseline, clone, fine-tune): accuracies, run-to-run SD,
     consistency, discordance, and the power of McNemar and the paired t for the design."""
-    from evalsig.report import audit as views
     from evalsig.simulate import simulation_report
 
     with data_errors():
-        design = _design(
-            n_items=n_items,
-            runs=runs,
-            share_easy=share_easy,
-            share_hard=share_hard,
-            middle=middle,
-            uplift=uplift,
-            clusters=clusters,
-            icc=icc,
-            fit=fit,
-            read=read,
-        )
+        design = _design(design_options, read)
         result = simulation_report(design, rng=seed, n_simulations=simulations, alpha=alpha)
         if save is not None and result.simulation is not None:
             save.mkdir(parents=True, exist_ok=True)
@@ -335,14 +315,7 @@ def simulate_command(
             ):
                 _write_long(save / f"{name}.csv", scores, sim.clusters)
             note(f"wrote baseline.csv, clone.csv and finetune.csv to {save}")
-    emit(
-        result.to_dict(),
-        output_format,
-        output,
-        text=views.simulation_text,
-        markdown=views.simulation_markdown,
-        title="Simulated benchmark",
-    )
+    emit(result.to_dict(), output_format, output, title="Simulated benchmark")
 
 
 def _write_long(path: Path, scores: np.ndarray, clusters: np.ndarray | None) -> None:

@@ -8,9 +8,9 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import Format, Output, ReadFiles, check_level, reads_files
-from evalsig.cli.output import emit
-from evalsig.cli.stdin import as_given, stdin_paths
+from evalsig.cli.options import ConfidenceLevel, Format, Output, ReadFiles, reads_files
+from evalsig.cli.output import emit_from_file
+from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import examples
 
 __all__ = ["length_bias_command", "position_bias_command"]
@@ -20,9 +20,6 @@ File = Annotated[
     typer.Argument(
         help="A table (CSV, TSV, JSON Lines, JSON; .gz too, or - for stdin), one row per judgment."
     ),
-]
-Level = Annotated[
-    float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
 ]
 
 _A, _B = {"a", "model_a"}, {"b", "model_b"}
@@ -50,7 +47,7 @@ def position_bias_command(
             "rate, and pairs become clusters.",
         ),
     ] = None,
-    confidence_level: Level = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     *,
     read: ReadFiles,
     output_format: Format = OutputFormat.text,
@@ -85,8 +82,7 @@ def position_bias_command(
             pair=pairs if pair_column is not None else None,
             confidence_level=confidence_level,
         )
-        document = _finish(result, paths[0])
-    _emit(document, output_format, output, "position bias")
+        emit_from_file(result, paths[0], output_format, output, title="position bias")
 
 
 @command(
@@ -124,7 +120,7 @@ def length_bias_command(
             help="Column of the human preference (1/A, 0/B; empty where humans did not judge).",
         ),
     ] = None,
-    confidence_level: Level = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     *,
     read: ReadFiles,
     output_format: Format = OutputFormat.text,
@@ -180,30 +176,7 @@ def length_bias_command(
             human=human if human_column is not None else None,
             confidence_level=confidence_level,
         )
-        document = _finish(result, paths[0])
-    _emit(document, output_format, output, "length bias")
-
-
-def _finish(result: Any, path: str) -> dict[str, Any]:
-    from dataclasses import replace
-
-    from evalsig.data.provenance import file_record, provenance
-
-    result = replace(result, provenance=provenance(files={"data": file_record(path)}))
-    return as_given(result.to_dict())  # type: ignore[no-any-return]
-
-
-def _emit(document: dict[str, Any], output_format: OutputFormat, output: Any, title: str) -> None:
-    from evalsig.report import agreement as views
-
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title=title,
-    )
+        emit_from_file(result, paths[0], output_format, output, title="length bias")
 
 
 def _present(value: Any, column: str, where: str) -> Any:

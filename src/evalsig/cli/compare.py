@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -10,19 +9,19 @@ import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
+    Alternative,
     Format,
-    MismatchPolicy,
-    MissingPolicy,
-    OnMismatch,
-    OnMissing,
     Output,
+    Pairing,
     ReadFiles,
+    Resamples,
+    Seed,
     check_level,
+    pairs_items,
     reads_files,
 )
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
-from evalsig.report.comparison import as_markdown, as_text
 
 if TYPE_CHECKING:
     from evalsig.comparison import ComparisonResult
@@ -47,12 +46,6 @@ def parse_method(value: str) -> str:
     raise typer.BadParameter(f"{value!r} is not one of {choices}.")
 
 
-class Alternative(str, Enum):
-    two_sided = "two-sided"
-    greater = "greater"
-    less = "less"
-
-
 def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
     name = ctx.params.get("method") or "auto"
     if value is None:
@@ -70,6 +63,7 @@ def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
 
 
 @command("compare", example="evalsig compare base.jsonl cand.jsonl --id doc_id --score acc")
+@pairs_items
 @reads_files(
     help={
         "task": "Task to compare, when files hold several.",
@@ -115,12 +109,10 @@ def compare_command(
     confidence_level: Annotated[
         float, typer.Option(help="Confidence level of the interval.", callback=check_level)
     ] = 0.95,
-    resamples: Annotated[
-        int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
-    ] = 10_000,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
-    on_missing: MissingPolicy = OnMissing.error,
-    on_mismatch: MismatchPolicy = OnMismatch.error,
+    resamples: Resamples = 10_000,
+    seed: Seed = None,
+    *,
+    pairing: Pairing,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -141,11 +133,10 @@ def compare_command(
             variant=variant,
             alternative=alternative.value,
             one_sided=one_sided or None,
-            on_missing=on_missing.value,
-            on_mismatch=on_mismatch.value,
             confidence_level=confidence_level,
             n_resamples=resamples,
             rng=seed,
+            **pairing.keywords(),
         )
         render(result, output_format, output)  # inside: standard input is named "-"
 
@@ -157,12 +148,4 @@ def render(result: ComparisonResult, output_format: OutputFormat, output: Path |
     style = (
         "bold yellow" if not significant else ("bold green" if result.estimate > 0 else "bold red")
     )
-    emit(
-        data,
-        output_format,
-        output,
-        text=as_text,
-        markdown=as_markdown,
-        style=style,
-        title="Paired comparison",
-    )
+    emit(data, output_format, output, style=style, title="Paired comparison")

@@ -13,30 +13,13 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from evalsig.cli.app import (
-    EXIT_DATA_ERROR,
-    FAILURES,
-    OutputFormat,
-    command,
-    failure_line,
-)
-from evalsig.cli.options import (
-    TABLE_OPTIONS,
-    Format,
-    Output,
-    ReadFiles,
-    reads_files,
-)
+from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.options import TABLE_OPTIONS, Format, Output, ReadFiles, Seed, reads_files
 from evalsig.cli.output import emit, result_console
 from evalsig.cli.stdin import as_given, stdin_paths
-from evalsig.report.gate import HEADER, as_markdown, as_text, family_line, rows
+from evalsig.report.gate import HEADER, family_line, rows
 
 __all__ = ["gate_command", "register_command"]
-
-
-def _fail(exc: BaseException, code: int) -> typer.Exit:
-    typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
-    return typer.Exit(code)
 
 
 @command("register", example="evalsig register policy.yaml")
@@ -47,10 +30,8 @@ def register_command(
     """Pre-register a gate policy: record its content hash and task family, before results."""
     from evalsig.release import load_policy, register
 
-    try:
+    with data_errors():
         record, path = register(load_policy(policy), path=output)
-    except FAILURES as exc:
-        raise _fail(exc, EXIT_DATA_ERROR) from None
     typer.echo(
         f"registered {record.policy_name!r}: {len(record.family)} task(s) "
         f"({', '.join(record.family)}), digest {record.policy_digest[:12]}, at "
@@ -78,7 +59,7 @@ def gate_command(
     resamples: Annotated[
         int, typer.Option(min=100, help="Resamples for resampling methods.")
     ] = 10_000,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    seed: Seed = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -90,20 +71,20 @@ def gate_command(
     from evalsig.release import gate
 
     keywords = read.keywords()
-    try:
-        with stdin_paths([baseline, candidate], read.input_format) as (base_path, cand_path):
-            result = gate(
-                _results(base_path, keywords),
-                _results(cand_path, keywords),
-                policy=policy,
-                registration=registration,
-                allow_changed_policy=allow_changed_policy,
-                n_resamples=resamples,
-                rng=seed,
-            )
-            document = as_given(result.to_dict())  # standard input named "-", not its file
-    except FAILURES as exc:
-        raise _fail(exc, EXIT_DATA_ERROR) from None
+    with (
+        data_errors(),
+        stdin_paths([baseline, candidate], read.input_format) as (base_path, cand_path),
+    ):
+        result = gate(
+            _results(base_path, keywords),
+            _results(cand_path, keywords),
+            policy=policy,
+            registration=registration,
+            allow_changed_policy=allow_changed_policy,
+            n_resamples=resamples,
+            rng=seed,
+        )
+        document = as_given(result.to_dict())  # standard input named "-", not its file
     _render(document, output_format, output)
     raise typer.Exit(result.exit_code)
 
@@ -129,8 +110,6 @@ def _render(data: dict[str, Any], output_format: OutputFormat, output: Path | No
         data,
         output_format,
         output,
-        text=as_text,
-        markdown=as_markdown,
         style=STYLES[data["verdict"]],
         title=f"Release gate {data['policy']['name']}",
     )

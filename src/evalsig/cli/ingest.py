@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,19 +27,16 @@ from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
     LockTimeout,
     ReadFiles,
+    TextOrJson,
+    TextOrJsonFormat,
     reads_files,
 )
-from evalsig.cli.stdin import STDIN, stdin_paths
+from evalsig.cli.stdin import STDIN, as_given, stdin_paths
 
 if TYPE_CHECKING:
     from evalsig.store import StoredTask
 
 __all__ = ["ingest_command", "store_info_command", "tasks_text"]
-
-
-class Format(str, Enum):
-    text = "text"
-    json = "json"
 
 
 @command("ingest", example="evalsig ingest --store results.duckdb 'runs/*.jsonl' --model my-model")
@@ -82,7 +78,7 @@ def ingest_command(
         bool,
         typer.Option(help="Let these files replace stored scores of the same model and task."),
     ] = False,
-    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    output_format: TextOrJsonFormat = TextOrJson.text,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Read result files once into a DuckDB results store; skip what is already stored."""
@@ -105,31 +101,17 @@ def ingest_command(
             **keywords,
         )
         text = (  # inside: standard input's temporary file is still known by its name
-            json.dumps(_as_given(result.to_dict()), indent=2, allow_nan=False)
-            if output_format is Format.json
+            json.dumps(as_given(result.to_dict(), path=STDIN), indent=2, allow_nan=False)
+            if output_format is TextOrJson.json
             else shown(str(result))
         )
     typer.echo(text)
 
 
-def _as_given(document: Any, key: str = "") -> Any:
-    """The report's JSON with standard input's temporary file named ``-`` as a path and
-    "standard input (-)" in messages."""
-    from evalsig.data.provenance import shown
-
-    if isinstance(document, str):
-        return shown(document, stdin=STDIN) if key == "path" else shown(document)
-    if isinstance(document, list):
-        return [_as_given(value, key) for value in document]
-    if isinstance(document, dict):
-        return {name: _as_given(value, name) for name, value in document.items()}
-    return document
-
-
 @command("store-info", example="evalsig store-info --store results.duckdb")
 def store_info_command(
     store: Annotated[Path, typer.Option("--store", help="The DuckDB store file.")],
-    output_format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+    output_format: TextOrJsonFormat = TextOrJson.text,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """List what a results store holds: tasks, their metrics, models, items and runs."""
@@ -138,7 +120,7 @@ def store_info_command(
     with data_errors(), ResultsStore(store, read_only=True, lock_timeout=lock_timeout) as db:
         contents = db.contents()
         sources = db.sources()
-    if output_format is Format.json:
+    if output_format is TextOrJson.json:
         payload = {
             "store": str(store),
             "tasks": [t.to_dict() for t in contents],

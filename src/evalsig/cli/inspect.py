@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import asdict
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,11 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import (
-    Format,
-    ReadFiles,
-    reads_files,
-)
+from evalsig.cli.options import Format, ReadFiles, TextOrJson, TextOrJsonFormat, reads_files
 from evalsig.cli.output import result_console
 from evalsig.cli.stdin import stdin_paths
 
@@ -258,16 +253,9 @@ def _markdown(path: Path, d: Description, scored: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-class ListFormat(str, Enum):
-    text = "text"
-    json = "json"
-
-
 @command("plugins", example="evalsig plugins --format json")
 def plugins_command(
-    output_format: Annotated[
-        ListFormat, typer.Option("--format", help="Output format.")
-    ] = ListFormat.text,
+    output_format: TextOrJsonFormat = TextOrJson.text,
 ) -> None:
     """List the readers, paired tests, audit methods and report sections that installed
     packages add (entry points), with the distribution each comes from.
@@ -279,7 +267,7 @@ def plugins_command(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PluginWarning)  # the listing gives each reason
         found = load_all()
-    if output_format is ListFormat.json:
+    if output_format is TextOrJson.json:
         payload = {group: [p.to_dict() for p in found if p.group == group] for group in GROUPS}
         typer.echo(json.dumps(payload, indent=2))
         return

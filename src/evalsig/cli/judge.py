@@ -8,15 +8,16 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
+    Alternative,
+    ConfidenceLevel,
     Format,
     Output,
     ReadFiles,
     check_level,
     reads_files,
 )
-from evalsig.cli.output import emit
+from evalsig.cli.output import emit, emit_from_file
 from evalsig.cli.stdin import as_given, stdin_paths
 
 __all__ = ["judge_command", "judge_plan_command"]
@@ -68,9 +69,7 @@ def judge_command(
     plain: Annotated[
         bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")
     ] = False,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
-    ] = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -84,10 +83,8 @@ def judge_command(
     """
     from dataclasses import replace
 
-    from evalsig.data.provenance import file_record, provenance
     from evalsig.judge import ppi_mean, ppi_paired_difference
     from evalsig.judge.table import read_judge_table
-    from evalsig.report import judge as views
 
     paired = (baseline, candidate)
     if any(v is not None for v in paired) and (
@@ -134,20 +131,8 @@ def judge_command(
             )
         else:
             result = ppi_mean(*table.split(0), **common)
-        result = replace(
-            result,
-            notes=(*table.notes, *result.notes),
-            provenance=provenance(files={"data": file_record(paths[0])}),
-        )
-        document = as_given(result.to_dict())
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="judge correction",
-    )
+        result = replace(result, notes=(*table.notes, *result.notes))
+        emit_from_file(result, paths[0], output_format, output, title="judge correction")
 
 
 @command(
@@ -234,7 +219,6 @@ def judge_plan_command(
     from evalsig.data.provenance import file_record, provenance
     from evalsig.judge import labels_for_half_width, labels_for_power, pilot
     from evalsig.judge.table import read_judge_table
-    from evalsig.report import agreement as views
 
     if (half_width is None) == (effect is None):
         raise typer.BadParameter("give --half-width (an interval) or --effect (a test), one.")
@@ -302,11 +286,4 @@ def judge_plan_command(
             raise typer.BadParameter("give --half-width or --effect.")
         plan = replace(plan, notes=(*notes, *plan.notes), provenance=record)
         document = as_given(plan.to_dict())
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="human labels for a judge correction",
-    )
+    emit(document, output_format, output, title="human labels for a judge correction")

@@ -14,12 +14,14 @@ from evalsig.cli.options import (
     TABLE_OPTIONS,
     Format,
     LockTimeout,
-    MismatchPolicy,
-    MissingPolicy,
-    OnMismatch,
-    OnMissing,
+    ModelColumn,
     Output,
+    Pairing,
+    PairingKeywords,
     ReadFiles,
+    Scheduler,
+    Workers,
+    pairs_items,
     reads_files,
 )
 from evalsig.cli.output import emit
@@ -45,6 +47,7 @@ class Correction(str, Enum):
 
 @command("leaderboard", example="evalsig leaderboard long.csv --id question_id --score correct")
 @reads_files(*TABLE_OPTIONS, omit=["task", "task_column"])
+@pairs_items
 def leaderboard_command(
     source: Annotated[
         str | None,
@@ -62,13 +65,10 @@ def leaderboard_command(
     task_column: Annotated[
         str | None, typer.Option(help="Column naming each row's task (long tables).")
     ] = None,
-    model_column: Annotated[
-        str, typer.Option("--model-column", help="Column naming each row's model.")
-    ] = "model",
+    model_column: ModelColumn = "model",
     *,
     read: ReadFiles,
-    on_missing: MissingPolicy = OnMissing.error,
-    on_mismatch: MismatchPolicy = OnMismatch.error,
+    pairing: Pairing,
     correction: Annotated[
         Correction, typer.Option(help="Over all pairs: holm (FWER) or bh (FDR).")
     ] = Correction.holm,
@@ -80,12 +80,8 @@ def leaderboard_command(
         int | None,
         typer.Option(min=0, help="Bootstrap seed (default: drawn, and shown in the result)."),
     ] = None,
-    scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
-    ] = None,
+    scheduler: Scheduler = None,
+    workers: Workers = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
@@ -93,7 +89,6 @@ def leaderboard_command(
     """Rank models with every pairwise paired test, tie groups and rank intervals."""
     from evalsig.distributed import executor_for
     from evalsig.leaderboard import leaderboard, leaderboard_tasks
-    from evalsig.report import leaderboard as views
 
     keywords = read.keywords()
     with (
@@ -108,14 +103,13 @@ def leaderboard_command(
             task_column=task_column,
             model_column=model_column,
             read=keywords,
-            policy={"on_missing": on_missing.value, "on_mismatch": on_mismatch.value},
+            policy=pairing.keywords(),
             lock_timeout=lock_timeout,
         )
         common: dict[str, Any] = {
             "correction": correction.value,
             "alpha": alpha,
-            "on_missing": on_missing.value,
-            "on_mismatch": on_mismatch.value,
+            **pairing.keywords(),
             "executor": executor,
         }
         if len(tasks) == 1:
@@ -123,14 +117,12 @@ def leaderboard_command(
             result: Any = leaderboard(
                 scores, task=name or None, n_resamples=resamples, rng=seed, **common
             )
-            text, markdown = views.as_text, views.as_markdown
         else:
             if resamples:
                 raise DataError("--resamples applies to one task; drop it or give one --task.")
             result = leaderboard_tasks(tasks, **common)
-            text, markdown = views.tasks_text, views.tasks_markdown
         document = as_given(result.to_dict())  # standard input named "-", not its file
-    emit(document, output_format, output, text=text, markdown=markdown, title="Leaderboard")
+    emit(document, output_format, output, title="Leaderboard")
 
 
 def _read(
@@ -141,7 +133,7 @@ def _read(
     task_column: str | None,
     model_column: str,
     read: dict[str, Any],
-    policy: dict[str, Any],
+    policy: PairingKeywords,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> dict[str, ModelScores]:
     """{task: ModelScores} from a store, a folder of per-model results or a long table.
@@ -185,7 +177,7 @@ def read_models(
     task_column: str | None,
     model_column: str,
     read: dict[str, Any],
-    policy: dict[str, Any],
+    policy: PairingKeywords,
 ) -> ModelScores:
     """One task's models: by :func:`evalsig.data.models.load_models` when its options
     suffice, else from one long table or folder as :func:`_read` reads them."""
@@ -221,7 +213,7 @@ def _with_where(read: dict[str, Any], where: dict[str, str]) -> dict[str, Any]:
 
 
 def _long_task(
-    source: str, model_column: str, read: dict[str, Any], policy: dict[str, Any]
+    source: str, model_column: str, read: dict[str, Any], policy: PairingKeywords
 ) -> ModelScores:
     """The models of a long table's rows that pass ``read``'s where conditions."""
     from evalsig.data import load_tasks
@@ -235,7 +227,7 @@ def _from_folder(
     folder: Path,
     tasks: list[str],
     read: dict[str, Any],
-    policy: dict[str, Any],
+    policy: PairingKeywords,
 ) -> dict[str, ModelScores]:
     """One entry (file or folder) per model, named after it; tasks come from the readers.
     A folder of logs that name their models (an Inspect eval set) is read by those names."""
@@ -268,7 +260,7 @@ def _from_folder(
 
 
 def _from_store(
-    store: Path, tasks: list[str], metric: str | None, lock_timeout: float, policy: dict[str, Any]
+    store: Path, tasks: list[str], metric: str | None, lock_timeout: float, policy: PairingKeywords
 ) -> dict[str, ModelScores]:
     from evalsig.store import ResultsStore
 

@@ -82,7 +82,6 @@ def meta_command(
     """Pool each model's reported scores per benchmark with a random-effects model, rank by
     the synthesized scores, and test funnel asymmetry and self-report gaps."""
     from evalsig.meta import synthesize
-    from evalsig.report import meta as views
 
     if numbers_for_files([reports]):
         fail(
@@ -108,10 +107,5 @@ def meta_command(
             written = write_plots(result, plots)
             note(f"wrote {len(written)} plot files to {plots}")
     emit(
-        result.to_dict(),
-        output_format,
-        output,
-        text=views.as_text,
-        markdown=views.as_markdown,
-        title="Meta-analysis of published benchmark scores",
+        result.to_dict(), output_format, output, title="Meta-analysis of published benchmark scores"
     )

@@ -22,17 +22,15 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from evalsig.cli.app import (
-    EXIT_DATA_ERROR,
     EXIT_FAILED,
     EXIT_INCONCLUSIVE,
     EXIT_OK,
-    FAILURES,
     OutputFormat,
     command,
-    failure_line,
+    data_errors,
     verbosity,
 )
-from evalsig.cli.options import Format, Output, check_level
+from evalsig.cli.options import Alternative, Format, Output, check_level
 from evalsig.cli.output import emit
 from evalsig.errors import DataError
 
@@ -52,12 +50,6 @@ STYLES = {
     "baseline better": "bold red",
     "not yet resolved": "bold yellow",
 }
-
-
-class Alternative(str, Enum):
-    two_sided = "two-sided"
-    greater = "greater"
-    less = "less"
 
 
 class Method(str, Enum):
@@ -156,13 +148,13 @@ def monitor_command(
     better, 1 baseline better, 3 not yet resolved, 2 usage error, 4 data error (one line
     naming the line and the field; no row is ever skipped). Ctrl-C ends the stream early.
     """
-    from evalsig.report.sequential import as_markdown, as_text, progress_line
+    from evalsig.report.sequential import progress_line
     from evalsig.sequential import SequentialMonitor
 
     read = _Read()
     fmt = _format(source, input_format)
     early = False
-    try:
+    with data_errors():
         monitor = SequentialMonitor(
             confidence_level=confidence_level,
             alternative=alternative.value,
@@ -190,9 +182,6 @@ def monitor_command(
                 "report are not counted); the result so far follows.",
                 err=True,
             )
-    except FAILURES as exc:
-        typer.echo(f"evalsig: error: {failure_line(exc)}", err=True)
-        raise typer.Exit(EXIT_DATA_ERROR) from None
     result = monitor.result()
     notes = result.notes
     if early:
@@ -205,8 +194,6 @@ def monitor_command(
         result.to_dict(),
         output_format,
         output,
-        text=as_text,
-        markdown=as_markdown,
         style=STYLES[result.status],
         title="Sequential monitoring",
     )

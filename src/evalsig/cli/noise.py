@@ -12,12 +12,10 @@ from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Format,
-    MismatchPolicy,
-    MissingPolicy,
-    OnMismatch,
-    OnMissing,
     Output,
+    Pairing,
     ReadFiles,
+    pairs_items,
     reads_files,
 )
 from evalsig.cli.output import emit
@@ -32,6 +30,7 @@ __all__ = ["noise_command", "read_tables"]
 
 @command("noise", example="evalsig noise long.csv --id question_id --score correct --run seed")
 @reads_files(*TABLE_OPTIONS)
+@pairs_items
 def noise_command(
     results: Annotated[
         list[str],
@@ -45,8 +44,7 @@ def noise_command(
     ] = "model",
     *,
     read: ReadFiles,
-    on_missing: MissingPolicy = OnMissing.error,
-    on_mismatch: MismatchPolicy = OnMismatch.error,
+    pairing: Pairing,
     alpha: Annotated[float, typer.Option(help="Level of the paired test of the MDE.")] = 0.05,
     power: Annotated[float, typer.Option(help="Power of the paired test of the MDE.")] = 0.8,
     runs: Annotated[
@@ -63,7 +61,6 @@ def noise_command(
     output: Output = None,
 ) -> None:
     """Benchmark noise: item and run-to-run variance, signal-to-noise ratio, MDE, design."""
-    import evalsig.report.noise as views
     from evalsig.power.noise import benchmark_noise
 
     keywords = replace(read, task_column=None).keywords()
@@ -82,18 +79,10 @@ def noise_command(
             power=power,
             runs=tuple(runs) if runs else (1, 2, 4, 8, 16),
             items=tuple(items) if items else None,
-            on_missing=on_missing.value,
-            on_mismatch=on_mismatch.value,
+            **pairing.keywords(),
         )
         document = as_given(result.to_dict())
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.noise_text,
-        markdown=views.noise_markdown,
-        title="Benchmark noise",
-    )
+    emit(document, output_format, output, title="Benchmark noise")
 
 
 def read_tables(

@@ -6,6 +6,11 @@ Every command that reads result files takes the same input options, declared onc
 :func:`evalsig.load` / :func:`evalsig.load_tasks`. One name for each concept:
 ``--resamples``, ``--seed``, ``--confidence-level``, ``--alpha``, ``--input-format``,
 ``--format``, ``-o/--output``.
+
+Other options several commands take are declared here once as well: single options as
+``Annotated`` types (:data:`Seed`, :data:`ConfidenceLevel` ...), and groups of options
+that a command receives as one object, as the reader options are: :func:`pairs_items`
+(``--on-missing``, ``--on-mismatch``), through :func:`grouped_options`.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, cast, get_args
 
 import typer
 
@@ -25,12 +30,18 @@ from evalsig.cli.app import OutputFormat, fail, note
 from evalsig.cli.output import output_problem
 from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
 
+if TYPE_CHECKING:
+    from evalsig.data.paired import OnMismatch as MismatchName
+    from evalsig.data.paired import OnMissing as MissingName
+
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
     "INPUT_FORMATS",
     "READER_OPTIONS",
     "TABLE_OPTIONS",
+    "Alternative",
     "ClusterColumn",
+    "ConfidenceLevel",
     "Filter",
     "Format",
     "IdColumn",
@@ -39,15 +50,27 @@ __all__ = [
     "KeyColumn",
     "LockTimeout",
     "Metric",
+    "ModelColumn",
     "Output",
+    "Pairing",
+    "PairingKeywords",
     "ReadFiles",
+    "Resamples",
     "RunColumn",
+    "Scheduler",
     "ScoreColumn",
+    "Seed",
     "Separator",
     "Task",
     "TaskColumn",
+    "TextOrJson",
+    "TextOrJsonFormat",
     "Where",
+    "Workers",
+    "field_options",
+    "grouped_options",
     "numbers_for_files",
+    "pairs_items",
     "parse_input_format",
     "parse_where",
     "reads_files",
@@ -241,6 +264,39 @@ Output = Annotated[
     ),
 ]
 
+
+class Alternative(str, Enum):
+    """``--alternative``: the side of a test (greater: the candidate is better)."""
+
+    two_sided = "two-sided"
+    greater = "greater"
+    less = "less"
+
+
+class TextOrJson(str, Enum):
+    """The output formats of a listing (``plugins``, ``ingest``, ``store-info``)."""
+
+    text = "text"
+    json = "json"
+
+
+TextOrJsonFormat = Annotated[TextOrJson, typer.Option("--format", help="Output format.")]
+ConfidenceLevel = Annotated[
+    float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
+]
+Seed = Annotated[int | None, typer.Option(min=0, help="Random seed.")]
+Resamples = Annotated[
+    int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
+]
+ModelColumn = Annotated[str, typer.Option("--model-column", help="Column naming each row's model.")]
+Scheduler = Annotated[
+    str | None, typer.Option(help="Dask scheduler address, e.g. tcp://host:8786.")
+]
+Workers = Annotated[
+    int | None, typer.Option(min=1, help="Run on a local Dask cluster of N processes.")
+]
+
+
 PredictionColumn = Annotated[
     str | None, typer.Option("--prediction", help="Prediction column; score = it == --answer.")
 ]
@@ -358,34 +414,104 @@ def reads_files(
     unknown = sorted(set(chosen) - known | set(omit) - known | set(help or {}) - set(chosen))
     if unknown:
         raise TypeError(f"reads_files: not a reader option given here: {', '.join(unknown)}.")
+    added = [
+        _reader_parameter(name, (help or {}).get(name)) for name in READER_OPTIONS if name in chosen
+    ]
+
+    def read_files(given: dict[str, Any]) -> ReadFiles:
+        if given.get("where") is not None:
+            given["where"] = tuple(given["where"])
+        else:
+            given.pop("where", None)
+        return ReadFiles(**given)
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        signature = inspect.signature(func, eval_str=True)
-        own = list(signature.parameters.values())
-        if "read" not in signature.parameters:
-            raise TypeError(f"reads_files: {func.__name__} has no `read: ReadFiles` parameter.")
-        at = list(signature.parameters).index("read")
-        added = [
-            _reader_parameter(name, (help or {}).get(name))
-            for name in READER_OPTIONS
-            if name in chosen
-        ]
-
-        @functools.wraps(func)
-        def command(*args: Any, **kwargs: Any) -> Any:
-            given = {name: kwargs.pop(name) for name in chosen if name in kwargs}
-            if given.get("where") is not None:
-                given["where"] = tuple(given["where"])
-            else:
-                given.pop("where", None)
-            return func(*args, read=ReadFiles(**given), **kwargs)
-
-        after = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own[at + 1 :]]
-        parameters = [*own[:at], *added, *after]
-        command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in parameters} | {
-            "return": signature.return_annotation
-        }
-        return command
+        return grouped_options(
+            func, "read", added, group=ReadFiles, who="reads_files", build=read_files
+        )
 
     return decorate
+
+
+def field_options(group: type, types: Mapping[str, Any]) -> list[inspect.Parameter]:
+    """The fields of the dataclass ``group`` as keyword-only command options, in their
+    order: each field's name and default, and its ``Annotated`` type (the option's flags
+    and help) from ``types``."""
+    return [
+        inspect.Parameter(
+            item.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=item.default,
+            annotation=types[item.name],
+        )
+        for item in fields(group)
+    ]
+
+
+def grouped_options(
+    func: Callable[..., Any],
+    parameter: str,
+    options: Sequence[inspect.Parameter],
+    *,
+    group: type,
+    who: str,
+    build: Callable[[dict[str, Any]], Any] | None = None,
+) -> Callable[..., Any]:
+    """``func`` as a command that takes ``options`` in place of its parameter
+    ``parameter: group`` and passes it ``build(given)`` (default ``group(**given)``),
+    ``given`` the values of those options by name.
+
+    The options stand where ``parameter`` stood, in their order; the parameters after it
+    become keyword-only, as Typer passes them. ``who`` names the caller in the error raised
+    when ``func`` has no such parameter.
+    """
+    signature = inspect.signature(func, eval_str=True)
+    own = list(signature.parameters.values())
+    if parameter not in signature.parameters:
+        raise TypeError(f"{who}: {func.__name__} has no `{parameter}: {group.__name__}` parameter.")
+    at = list(signature.parameters).index(parameter)
+    names = [option.name for option in options]
+
+    @functools.wraps(func)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        given = {name: kwargs.pop(name) for name in names if name in kwargs}
+        value = group(**given) if build is None else build(given)
+        return func(*args, **{parameter: value}, **kwargs)
+
+    after = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own[at + 1 :]]
+    parameters = [*own[:at], *options, *after]
+    command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters} | {
+        "return": signature.return_annotation
+    }
+    return command
+
+
+class PairingKeywords(TypedDict):
+    """The keyword arguments ``on_missing`` and ``on_mismatch`` of the functions that pair
+    inputs."""
+
+    on_missing: MissingName
+    on_mismatch: MismatchName
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pairing:
+    """What to do with items that not every input has (``--on-missing``), or whose content
+    key differs between inputs (``--on-mismatch``)."""
+
+    on_missing: OnMissing = OnMissing.error
+    on_mismatch: OnMismatch = OnMismatch.error
+
+    def keywords(self) -> PairingKeywords:
+        """``on_missing`` and ``on_mismatch``, as keyword arguments of the functions that
+        pair inputs (``compare``, ``model_scores`` ...)."""
+        return {"on_missing": self.on_missing.value, "on_mismatch": self.on_mismatch.value}
+
+
+def pairs_items(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command ``--on-missing`` and ``--on-mismatch`` in place of its
+    ``pairing: Pairing`` parameter (as :func:`reads_files` gives the reader options)."""
+    types = {"on_missing": MissingPolicy, "on_mismatch": MismatchPolicy}
+    options = field_options(Pairing, types)
+    return grouped_options(func, "pairing", options, group=Pairing, who="pairs_items")

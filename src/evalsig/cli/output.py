@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +14,7 @@ from rich.console import Console
 
 from evalsig.cli.app import OutputFormat, fail, failure_line, note
 
-__all__ = ["emit", "output_problem"]
-
-Renderer = Callable[[Mapping[str, Any]], str]
+__all__ = ["deliver", "emit", "emit_from_file", "output_problem"]
 
 
 def emit(
@@ -24,37 +22,64 @@ def emit(
     output_format: OutputFormat,
     output: Path | None,
     *,
-    text: Renderer,
-    markdown: Renderer,
     style: str | None = None,
     title: str = "evalsig report",
 ) -> None:
-    """Print or write ``result`` (a result's JSON form); ``style`` colours text's first line."""
+    """Print or write ``result`` (a result's JSON form), in text and markdown by the views
+    registered for its kind (:func:`evalsig.result.render`); ``style`` colours text's first
+    line."""
     if output_format is OutputFormat.json:
         rendered = json.dumps(result, indent=2, allow_nan=False)
-    elif output_format is OutputFormat.markdown:
-        rendered = markdown(result)
     elif output_format is OutputFormat.html:
         from evalsig.report.html import page
 
         rendered = page([result], title=title)
     else:
-        rendered = text(result)
-    if output is not None:
-        try:
-            output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
-        except OSError as exc:
-            fail(f"cannot write the output: {failure_line(exc)}")
-        note(f"wrote {output}")
-        return
-    if output_format is OutputFormat.text and style:
+        from evalsig.result import render
+
+        rendered = render(result, "markdown" if output_format is OutputFormat.markdown else "text")
+    if output is None and output_format is OutputFormat.text and style:
         printer = result_console()
         first, _, rest = rendered.partition("\n")
         printer.print(first, style=style, markup=False)
         if rest:
             printer.print(rest, markup=False)
     else:
+        deliver(rendered, output)
+
+
+def emit_from_file(
+    result: Any,
+    path: str,
+    output_format: OutputFormat,
+    output: Path | None,
+    *,
+    title: str,
+    seed: int | None = None,
+) -> None:
+    """Print or write ``result`` with the one file it was computed from, ``path``, as its
+    provenance (and the ``seed`` drawn for it); call it inside
+    :func:`evalsig.cli.stdin.stdin_paths`, so that standard input is named as given."""
+    from dataclasses import replace
+
+    from evalsig.cli.stdin import as_given
+    from evalsig.data.provenance import file_record, provenance
+
+    result = replace(result, provenance=provenance(files={"data": file_record(path)}, seed=seed))
+    emit(as_given(result.to_dict()), output_format, output, title=title)
+
+
+def deliver(rendered: str, output: Path | None) -> None:
+    """Print ``rendered``, or write it to ``output`` (one line ending the file) and say so;
+    a failure to write is one line and the data-error exit code."""
+    if output is None:
         typer.echo(rendered)
+        return
+    try:
+        output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write the output: {failure_line(exc)}")
+    note(f"wrote {output}")
 
 
 WIDE = 1 << 16

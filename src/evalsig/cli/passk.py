@@ -9,17 +9,17 @@ from typing import Annotated, Any
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
     TABLE_OPTIONS,
+    Alternative,
+    ConfidenceLevel,
     Format,
-    MismatchPolicy,
-    MissingPolicy,
-    OnMismatch,
-    OnMissing,
     Output,
+    Pairing,
     ReadFiles,
-    check_level,
+    Resamples,
+    Seed,
+    pairs_items,
     reads_files,
 )
 from evalsig.cli.output import emit
@@ -56,6 +56,7 @@ class Ties(str, Enum):
 
 
 @command("pass-at-k", example="evalsig pass-at-k logs/base.eval logs/cand.eval --k 1 --k 5")
+@pairs_items
 @reads_files(
     *TABLE_OPTIONS,
     "skip_bad_lines",
@@ -96,9 +97,7 @@ def pass_at_k_command(
         Alternative | None,
         typer.Option(help="Two models: greater means the candidate is better."),
     ] = None,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
-    ] = 0.95,
+    confidence_level: ConfidenceLevel = 0.95,
     too_few_samples: Annotated[
         TooFew,
         typer.Option(help="Tasks with fewer than k samples: error, or drop them from that k."),
@@ -106,10 +105,8 @@ def pass_at_k_command(
     ties: Annotated[
         Ties, typer.Option(help="majority@k, even k: a tie counts half or as a failure.")
     ] = Ties.half,
-    resamples: Annotated[
-        int, typer.Option(min=100, help="Resamples for bootstrap and permutation methods.")
-    ] = 10_000,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    resamples: Resamples = 10_000,
+    seed: Seed = None,
     *,
     read: ReadFiles,
     baseline_where: Annotated[
@@ -118,8 +115,7 @@ def pass_at_k_command(
     candidate_where: Annotated[
         list[str] | None, typer.Option(help="Like --where, for CANDIDATE only.")
     ] = None,
-    on_missing: MissingPolicy = OnMissing.error,
-    on_mismatch: MismatchPolicy = OnMismatch.error,
+    pairing: Pairing,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
@@ -132,7 +128,6 @@ def pass_at_k_command(
     """
     from evalsig.data import load
     from evalsig.passk import compare_pass_at_k, pass_at_k
-    from evalsig.report import passk as views
 
     if candidate is None:
         for name, value in (("--method", method), ("--alternative", alternative)):
@@ -171,7 +166,7 @@ def pass_at_k_command(
                 interval=(interval or Interval.t).value,
                 **common,
             ).to_dict()
-            text, markdown, title = views.estimates_text, views.estimates_markdown, "pass@k"
+            title = "pass@k"
         else:
             document = compare_pass_at_k(
                 tables[0],
@@ -179,11 +174,9 @@ def pass_at_k_command(
                 ks or [1],
                 method=(method or Method.paired_t).value,
                 alternative=(alternative or Alternative.two_sided).value,
-                on_missing=on_missing.value,
-                on_mismatch=on_mismatch.value,
+                **pairing.keywords(),
                 **common,
             ).to_dict()
-            text, markdown = views.comparison_text, views.comparison_markdown
             title = "pass@k comparison"
         document = as_given(document)
-    emit(document, output_format, output, text=text, markdown=markdown, title=title)
+    emit(document, output_format, output, title=title)

@@ -9,17 +9,17 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail
-from evalsig.cli.compare import Alternative
 from evalsig.cli.options import (
     TABLE_OPTIONS,
+    Alternative,
     Format,
-    MismatchPolicy,
-    MissingPolicy,
-    OnMismatch,
-    OnMissing,
+    ModelColumn,
     Output,
+    Pairing,
     ReadFiles,
+    Seed,
     numbers_for_files,
+    pairs_items,
     reads_files,
     renamed,
 )
@@ -107,7 +107,6 @@ def power_command(
     """
     from evalsig.data import load, pair
     from evalsig.power import power_analysis, power_analysis_paired
-    from evalsig.report import power as views
 
     numbers = numbers_for_files(pilot or [])
     if numbers:
@@ -158,20 +157,14 @@ def power_command(
                 method=method.value,
                 **common,  # type: ignore[arg-type]
             ).to_dict()
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.power_text,
-        markdown=views.power_markdown,
-        title="Power analysis",
-    )
+    emit(document, output_format, output, title="Power analysis")
 
 
 @command(
     "resolution", example="evalsig resolution long.csv --id question_id --score correct --top 10"
 )
 @reads_files(*TABLE_OPTIONS)
+@pairs_items
 def resolution_command(
     results: Annotated[
         list[str],
@@ -180,13 +173,10 @@ def resolution_command(
             "one entry per model, or - (stdin)."
         ),
     ],
-    model_column: Annotated[
-        str, typer.Option("--model-column", help="Column naming each row's model.")
-    ] = "model",
+    model_column: ModelColumn = "model",
     *,
     read: ReadFiles,
-    on_missing: MissingPolicy = OnMissing.error,
-    on_mismatch: MismatchPolicy = OnMismatch.error,
+    pairing: Pairing,
     pairs: Annotated[
         Pairs, typer.Option(help="Adjacent pairs of the ranking, or all pairs.")
     ] = Pairs.adjacent,
@@ -200,17 +190,15 @@ def resolution_command(
         int, typer.Option(min=0, help="Category-bootstrap resamples (needs --cluster).")
     ] = 0,
     bootstrap: Annotated[int | None, typer.Option(min=0, hidden=True)] = None,
-    seed: Annotated[int | None, typer.Option(min=0, help="Random seed.")] = None,
+    seed: Seed = None,
     output_format: Format = OutputFormat.text,
     output: Output = None,
 ) -> None:
     """Which pairs of a leaderboard can this benchmark resolve? N*, q = N/N* per pair."""
     from evalsig.cli.leaderboard import read_models
     from evalsig.power import benchmark_resolution
-    from evalsig.report import power as views
 
     resamples = renamed("--bootstrap", "--resamples", bootstrap, resamples)
-    policy = {"on_missing": on_missing.value, "on_mismatch": on_mismatch.value}
     keywords = replace(read, task=None, task_column=None).keywords()
     with data_errors(), stdin_paths(results, read.input_format) as paths:
         scores = read_models(
@@ -219,7 +207,7 @@ def resolution_command(
             task_column=read.task_column,
             model_column=model_column,
             read=keywords,
-            policy=policy,
+            policy=pairing.keywords(),
         )
         result = benchmark_resolution(
             scores,
@@ -232,11 +220,4 @@ def resolution_command(
             rng=seed,
         )
         document = as_given(result.to_dict())
-    emit(
-        document,
-        output_format,
-        output,
-        text=views.benchmark_text,
-        markdown=views.benchmark_markdown,
-        title="Benchmark resolution",
-    )
+    emit(document, output_format, output, title="Benchmark resolution")

@@ -10,8 +10,9 @@ from typing import Annotated, Any
 import typer
 
 from evalsig._json import SCHEMA_VERSION
-from evalsig.cli.app import OutputFormat, command, data_errors, note
+from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import Format, Output
+from evalsig.cli.output import deliver
 from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import DataError
 
@@ -83,8 +84,4 @@ def report_command(
 
             view: View = "markdown" if output_format is OutputFormat.markdown else "text"
             rendered = "\n\n".join(str(render(item, view)) for item in data)
-    if output is not None:
-        output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
-        note(f"wrote {output}")
-    else:
-        typer.echo(rendered)
+    deliver(rendered, output)

@@ -11,16 +11,9 @@ from typing import Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors, fail, failure_line, note
-from evalsig.cli.options import (
-    TABLE_OPTIONS,
-    Format,
-    Output,
-    ReadFiles,
-    check_level,
-    reads_files,
-)
-from evalsig.cli.output import emit
+from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.options import TABLE_OPTIONS, Format, Output, ReadFiles, check_level, reads_files
+from evalsig.cli.output import deliver, emit
 from evalsig.cli.stdin import stdin_paths
 
 __all__ = ["score_command"]
@@ -112,15 +105,7 @@ def _render(
     from evalsig.report import score as views
 
     if len(results) == 1:
-        emit(
-            results[0],
-            output_format,
-            output,
-            text=views.as_text,
-            markdown=views.as_markdown,
-            style="bold",
-            title="Score",
-        )
+        emit(results[0], output_format, output, style="bold", title="Score")
         return
     if output_format is OutputFormat.json:
         rendered = json.dumps(list(results), indent=2, allow_nan=False)
@@ -132,11 +117,4 @@ def _render(
         rendered = page(results, title="Scores")
     else:
         rendered = views.table_text(results)
-    if output is None:
-        typer.echo(rendered)
-        return
-    try:
-        output.write_text(rendered.rstrip("\n") + "\n", encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write the output: {failure_line(exc)}")
-    note(f"wrote {output}")
+    deliver(rendered, output)

@@ -74,17 +74,24 @@ def _named_in_errors() -> Iterator[None]:
         raise
 
 
-def as_given(document: Any) -> Any:
+def as_given(document: Any, *, path: str | None = None) -> Any:
     """A result's JSON with standard input's temporary file named "standard input (-)" in
-    every string (notes, sources); call it inside :func:`stdin_paths`."""
+    every string (notes, sources), or ``path`` in the fields named ``path`` when given; call
+    it inside :func:`stdin_paths`."""
+    return _named(document, "", path)
+
+
+def _named(document: Any, key: str, path: str | None) -> Any:
     from evalsig.data.provenance import shown
 
     if isinstance(document, str):
-        return shown(document)
+        return (
+            shown(document, stdin=path) if key == "path" and path is not None else shown(document)
+        )
     if isinstance(document, list):
-        return [as_given(value) for value in document]
+        return [_named(value, key, path) for value in document]
     if isinstance(document, dict):
-        return {key: as_given(value) for key, value in document.items()}
+        return {name: _named(value, name, path) for name, value in document.items()}
     return document
 
 
