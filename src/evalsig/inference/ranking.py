@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from evalsig.inference._exact import times_counts
 
@@ -95,5 +94,21 @@ def ranks_of_chunk(
     with np.errstate(invalid="ignore", divide="ignore"):
         means = totals / (counts @ w)
     means = np.where(np.isnan(means), -np.inf, means)  # a model with no drawn items ranks last
-    ranks: np.ndarray = stats.rankdata(-means, method="min", axis=0).astype(np.int64)
+    return min_ranks(-means)
+
+
+def min_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks down each column (1 = smallest), ties sharing the smallest of their ranks:
+    ``scipy.stats.rankdata(values, method="min", axis=0)`` as integers, for values without
+    NaN, without importing scipy.stats (0.3-0.4 s of a leaderboard's start-up)."""
+    order = np.argsort(values, axis=0, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=0)
+    position = np.broadcast_to(
+        np.arange(1, len(values) + 1).reshape(-1, *([1] * (values.ndim - 1))), values.shape
+    )
+    starts = np.ones(values.shape, dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=0)
+    ranks = np.empty(values.shape, dtype=np.int64)
+    np.put_along_axis(ranks, order, first, axis=0)
     return ranks

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from evalsig._json import SCHEMA_VERSION
 from evalsig.data.models import ModelScores, align_models
@@ -182,7 +182,7 @@ def _aggregate_tests(estimate: np.ndarray, se: np.ndarray) -> PairTests:
     """The z-tests of the pairs' mean differences over tasks."""
     with np.errstate(invalid="ignore", divide="ignore"):
         z = estimate / se
-    pvalue = np.where(se > 0, 2 * stats.norm.sf(np.abs(z)), np.where(estimate == 0, 1.0, np.nan))
+    pvalue = np.where(se > 0, 2 * special.ndtr(-np.abs(z)), np.where(estimate == 0, 1.0, np.nan))
     return PairTests(
         method="aggregate",
         n=np.full(len(estimate), np.inf),

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from scipy import optimize
 
 from evalsig._documents import short
 from evalsig._json import SCHEMA_VERSION, json_safe
@@ -32,6 +31,7 @@ from evalsig.data.readers import ReadOptions, collect
 from evalsig.data.readers.collect import Collector
 from evalsig.errors import DataError, examples
 from evalsig.inference._common import UNKNOWN_SEED, Alternative, seeded
+from evalsig.inference._roots import brentq
 from evalsig.inference.aggregate import (
     Dependence,
     SignTestResult,
@@ -477,7 +477,7 @@ def _invert(result: ComparisonResult, threshold: float, side: Alternative) -> fl
         return P_FLOOR  # clears the threshold even at alpha = 1e-15
     if clearance(hi) <= 0:
         return None
-    root = optimize.brentq(clearance, lo, hi, xtol=1e-12)
+    root = brentq(clearance, lo, hi, xtol=1e-12)
     return float(math.exp(root))
 
 
