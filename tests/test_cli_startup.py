@@ -196,10 +196,15 @@ print(STATISTICS == ("scipy.special",), "scipy.special" in sys.modules, raised)
     assert done.stdout.split(maxsplit=2) == ["True", "True", "['again']\n"]
 
 
-@pytest.mark.parametrize("module", ["evalsig.power", "evalsig.leaderboard", "evalsig.release"])
-def test_planning_ranking_and_gating_import_neither_scipy_stats_nor_optimize(module: str) -> None:
+@pytest.mark.parametrize(
+    "module", ["evalsig.power", "evalsig.leaderboard", "evalsig.release", "evalsig.audit"]
+)
+def test_planning_ranking_gating_and_audits_import_neither_scipy_stats_nor_optimize(
+    module: str,
+) -> None:
     """Their tails come from scipy.special and their roots from evalsig's Brent's method:
-    scipy.stats (about 0.4 s) and scipy.optimize (0.1-0.2 s) would be most of a start-up."""
+    scipy.stats (about 0.4 s) and scipy.optimize (0.1-0.2 s) would be most of a start-up.
+    (A plugin importing ``MethodInput`` from evalsig.audit pays for what that imports.)"""
     heavy = {"scipy.stats", "scipy.optimize"}
     code = f"import sys, {module}; print(sorted({heavy!r} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

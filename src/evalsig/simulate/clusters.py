@@ -27,9 +27,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from evalsig.errors import DataError
+from evalsig.inference._roots import brentq
 
 __all__ = [
     "RHO_MAX",
@@ -220,4 +221,4 @@ def copula_rho(
     def gap(rho: float) -> float:
         return copula_icc(rho, **mixture) - target  # type: ignore[arg-type]
 
-    return float(optimize.brentq(gap, 0.0, RHO_MAX, xtol=1e-12, rtol=1e-12))
+    return brentq(gap, 0.0, RHO_MAX, xtol=1e-12, rtol=1e-12)

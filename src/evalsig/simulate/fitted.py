@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from evalsig.data import ScoreTable, load
 from evalsig.data.provenance import Origin, shown
@@ -317,6 +317,8 @@ def _fit(
 
     positive = (math.log(1e-3), math.log(1e4))
     bounds = [(-30.0, 30.0), (-30.0, 30.0), positive, positive]
+    from scipy import optimize  # 0.1-0.2 s to import: only fitting a design needs it
+
     fit = optimize.minimize(objective, x0, method="L-BFGS-B", bounds=bounds)
     share_easy, share_hard, a, b = unpack(fit.x)
     if not fit.success:
