@@ -104,6 +104,26 @@ def _long_csv(path: Path, scores: list[list[float]]) -> Path:
     return path
 
 
+def _run_fresh(args: list[str], modules: tuple[str, ...]) -> tuple[str, list[str]]:
+    """Run ``evalsig ARGS`` (exit 0) in a fresh interpreter: its standard output, and which
+    of ``modules`` it imported."""
+    code = f"""
+import contextlib, io, json, sys
+from evalsig.cli import main
+sys.argv = ["evalsig", *{args!r}]
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        main()
+    except SystemExit as exc:
+        assert exc.code in (0, None), exc.code
+print(json.dumps([out.getvalue(), [m for m in {modules!r} if m in sys.modules]]))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    output, loaded = json.loads(done.stdout.splitlines()[-1])
+    return output, loaded
+
+
 @pytest.mark.parametrize(
     ("n_runs", "binary", "method"),
     [
@@ -123,21 +143,9 @@ def test_compare_imports_neither_scipy_stats_nor_optimize(
     sides = (draw < 0.6).astype(float) if binary else draw.round(3)
     a = _long_csv(tmp_path / "a.csv", sides[0].tolist())
     b = _long_csv(tmp_path / "b.csv", sides[1].tolist())
-    code = f"""
-import contextlib, io, json, sys
-from evalsig.cli import main
-sys.argv = ["evalsig", "compare", {str(a)!r}, {str(b)!r}, "--run", "run", "--format", "json"]
-out = io.StringIO()
-with contextlib.redirect_stdout(out):
-    try:
-        main()
-    except SystemExit as exc:
-        assert exc.code in (0, None), exc.code
-loaded = [name in sys.modules for name in ("scipy.stats", "scipy.optimize")]
-print(json.dumps([*loaded, json.loads(out.getvalue())["method"]]))
-"""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout.splitlines()[-1]) == [False, False, method]
+    args = ["compare", str(a), str(b), "--run", "run", "--format", "json"]
+    output, loaded = _run_fresh(args, ("scipy.stats", "scipy.optimize"))
+    assert (loaded, json.loads(output)["method"]) == ([], method)
 
 
 def test_the_command_line_builds_only_the_command_it_names() -> None:
@@ -221,18 +229,6 @@ def test_text_output_loads_no_html_renderer(tmp_path: Path, command: str) -> Non
     args = [command, str(a), str(b), "--run", "run"]
     if command == "pass-at-k":
         args = [command, str(a), "--id", "item", "--run", "run", "--k", "1,2"]
-    code = f"""
-import contextlib, io, json, sys
-from evalsig.cli import main
-sys.argv = ["evalsig", *{args!r}]
-out = io.StringIO()
-with contextlib.redirect_stdout(out):
-    try:
-        main()
-    except SystemExit as exc:
-        assert exc.code in (0, None), exc.code
-assert out.getvalue().strip(), "no output"
-print(json.dumps("jinja2" in sys.modules))
-"""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(done.stdout.splitlines()[-1]) is False
+    output, loaded = _run_fresh(args, ("jinja2",))
+    assert output.strip()
+    assert loaded == []
