@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     Alternative,
     Format,
@@ -120,10 +122,12 @@ def compare_command(
     from evalsig.data import load
 
     with data_errors(), stdin_paths([baseline, candidate], read.input_format) as paths:
-        tables = [
-            load(path, **read.keywords(where=side))
-            for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
-        ]
+        tables = at_once(
+            [
+                partial(load, path, **read.keywords(where=side))
+                for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
+            ]
+        )
         from evalsig.comparison import compare  # after reading: scipy loads meanwhile (preload)
 
         result = compare(
