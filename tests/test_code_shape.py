@@ -1,8 +1,9 @@
 """The shape of the code, held by a machine: no function outside the command line's option
 declarations is longer than 120 lines (from its first decorator to its last line, docstring
 included), and no module is hidden behind a function or object of its own name (``import
-evalsig.release.gate as m`` giving the function ``gate``). The layers and the absence of import circles are checked by ``lint-imports``
-(the contracts in pyproject.toml), which ``make test`` runs."""
+evalsig.release.gate as m`` giving the function ``gate``). The layers and the absence of
+import circles are checked by ``lint-imports`` (the contracts in pyproject.toml), which
+``make test`` runs."""
 
 from __future__ import annotations
 
