@@ -295,8 +295,7 @@ def leaderboard(
         The model column of a long table (see :func:`evalsig.data.load_models`).
     read : ReadOptions, optional
         How to read files: columns, harness choices, limits; see
-        :class:`~evalsig.data.ReadOptions`. Its fields but ``task`` may also be given as
-        keywords (``cluster_column=...``): ``task`` here only names the task.
+        :class:`~evalsig.data.ReadOptions`.
     on_missing : {"error", "intersect"}
         Items some models lack: an error naming them, or rank and test every model on the
         items all models have (the notes give the items dropped per model).
@@ -305,6 +304,10 @@ def leaderboard(
         models: an error, drop them for every model, or compare them anyway.
     executor : evalsig.distributed.Executor, optional
         Runs the pairwise sums and the bootstrap on a Dask cluster, with identical results.
+    **keywords
+        The fields of :class:`~evalsig.data.ReadOptions` but ``task`` (which here names
+        the task) as keywords, a shorthand for ``read`` (``cluster_column="subject"``). A
+        field given both here and in ``read`` is an error.
 
     Raises
     ------
@@ -313,6 +316,8 @@ def leaderboard(
         ``on_mismatch`` say what to do with them.
     DataError
         Bad options; a single cluster (a cluster-robust test needs at least 2).
+    TypeError
+        A keyword that is not a field of ReadOptions; a field given twice.
 
     Notes
     -----
@@ -339,14 +344,8 @@ def leaderboard(
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
         raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
     seed = _seed_sequence(rng)
-    scores = _models(
-        data,
-        task=task,
-        model_column=model_column,
-        read=read_options(read, **keywords),
-        on_missing=on_missing,
-        on_mismatch=on_mismatch,
-    )
+    options = read_options(read, **keywords)
+    scores = _models(data, task, model_column, options, on_missing, on_mismatch)
     run = executor or local()
     sums = run.pair_sums(scores.scores, scores.cluster_codes)
     notes = list(scores.notes)
@@ -375,7 +374,6 @@ def leaderboard(
 
 def _models(
     data: Any,
-    *,
     task: str | None,
     model_column: str,
     read: ReadOptions,

@@ -289,11 +289,10 @@ class ResultsStore:
             file that has none (a generic table without a task column).
         read : ReadOptions, optional
             How to read files: columns, harness choices, limits, as for
-            :func:`evalsig.load` (see :class:`~evalsig.data.ReadOptions`). Its fields but
-            ``task`` may also be given as keywords (``id_column=...``, ``where=...``).
-            ``metric``, ``filter`` and ``split`` store only this metric (lm-eval metric,
-            Inspect scorer, HELM stat), lm-eval filter, HELM split; by default every
-            metric and filter is stored, and readers of the store choose among them.
+            :func:`evalsig.load` (see :class:`~evalsig.data.ReadOptions`). Its ``metric``,
+            ``filter`` and ``split`` store only this metric (lm-eval metric, Inspect
+            scorer, HELM stat), lm-eval filter, HELM split; by default every metric and
+            filter is stored, and readers of the store choose among them.
         format : str
             As for :func:`evalsig.load`.
         run_label : str, optional
@@ -307,6 +306,10 @@ class ResultsStore:
             content is already stored for the same model and task is read again (e.g. with
             another ``cluster_column``) and replaces its stored copy, instead of being
             skipped.
+        **keywords
+            The fields of :class:`~evalsig.data.ReadOptions` but ``task`` as keywords, a
+            shorthand for ``read`` (``id_column=...``, ``where={"model": "m"}``). A field
+            given both here and in ``read`` is an error.
 
         Returns
         -------
@@ -320,6 +323,8 @@ class ResultsStore:
             Invalid data (as :func:`evalsig.load`), a file whose model cannot be named,
             a file claiming scores another file already stored, a file that changed while
             it was read. Nothing is stored then: an ingest is one transaction.
+        TypeError
+            A keyword that is not a field of ReadOptions; a field given twice.
         StoreLockedError
             The store did not exist when opened, and another process created and held it
             for longer than ``lock_timeout``.
