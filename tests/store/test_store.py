@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalsig.data import load
+from evalsig.data import ReadOptions, load
 from evalsig.data.models import ModelScores, load_models, model_scores
 from evalsig.data.table import ScoreTable
 from evalsig.errors import AlignmentError, DataError
@@ -317,6 +317,40 @@ def test_argument_checks(store: ResultsStore, files: dict[str, Path]) -> None:
         store.ingest(files["small"], model_column="model", task_column="task")
     with pytest.raises(DataError, match="`model` is empty"):
         store.ingest(files["small"], model=" ", task="t")
+
+
+def test_read_options_or_their_keywords_store_the_same(
+    store: ResultsStore, files: dict[str, Path], tmp_path: Path
+) -> None:
+    first = store.ingest(
+        files["small"], model="m", task="t", cluster_column="subject", where={"subject": "s1"}
+    )
+    read = ReadOptions(cluster_column="subject", where=(("subject", "s1"),))
+    again = store.ingest(files["small"], model="m", task="t", read=read)
+    assert first.sources[0].status == "ingested"
+    assert again.sources[0].status == "skipped"  # the same content read the same way
+    long = tmp_path / "long.csv"
+    rows = [f"{m},q{i},{int((i + j) % 3 == 0)}" for j, m in enumerate(MODELS) for i in range(9)]
+    long.write_text("who,id,correct\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    store.ingest(long, model_column="who", task="arith", read=ReadOptions(id_column="id"))
+    _assert_same_scores(
+        store.model_scores("arith"), load_models(long, model_column="who", id_column="id")
+    )
+    stored = [row[0] for row in store._db.execute("SELECT ingest_options FROM sources").fetchall()]
+    assert stored == [  # as stores already hold them, so that they keep skipping their files
+        '{"answer_column":null,"cluster_column":"subject","filter":null,"format":"auto",'
+        '"id_column":null,"ingest_task":"t","key_column":null,"metric":null,"model":"m",'
+        '"model_column":null,"models_by_task":false,"prediction_column":null,"run_column":null,'
+        '"run_label":null,"score_column":null,"separator":null,"skip_bad_lines":false,'
+        '"split":null,"task":null,"task_column":null,"where":[["subject","s1"]]}',
+        '{"answer_column":null,"cluster_column":null,"filter":null,"format":"auto",'
+        '"id_column":"id","ingest_task":"arith","key_column":null,"metric":null,"model":null,'
+        '"model_column":"who","models_by_task":false,"prediction_column":null,"run_column":null,'
+        '"run_label":null,"score_column":null,"separator":null,"skip_bad_lines":false,'
+        '"split":null,"task":null,"task_column":"who","where":[]}',
+    ]
+    with pytest.raises(TypeError, match="`where` is given twice"):
+        store.ingest(files["small"], model="m", task="t", read=read, where={"subject": "s0"})
 
 
 # --- real harness outputs -----------------------------------------------------------------

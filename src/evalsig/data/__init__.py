@@ -2,7 +2,14 @@
 
 from evalsig.data.load import describe, load, load_pair, load_tasks
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
-from evalsig.data.readers import Description, ReadOptions, read_table, read_tables, register
+from evalsig.data.readers import (
+    Description,
+    ReaderKeywords,
+    ReadOptions,
+    read_table,
+    read_tables,
+    register,
+)
 from evalsig.data.table import ScoreTable
 
 __all__ = [
@@ -11,6 +18,7 @@ __all__ = [
     "OnMissing",
     "PairedScores",
     "ReadOptions",
+    "ReaderKeywords",
     "ScoreTable",
     "describe",
     "load",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,10 +13,14 @@ from evalsig.data.build import id_kind_of, table_from_long, table_from_mapping, 
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
 from evalsig.data.provenance import in_memory_origin
 from evalsig.data.readers import Description, ReadOptions, collect, read_tables, single_task
+from evalsig.data.readers.base import ReaderKeywords, read_options
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import RecordMapper
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["describe", "load", "load_pair", "load_tasks"]
 
@@ -25,23 +29,10 @@ def load(
     data: Any,
     /,
     *,
-    id_column: str | None = None,
-    score_column: str | None = None,
-    run_column: str | None = None,
-    cluster_column: str | None = None,
-    key_column: str | None = None,
-    prediction_column: str | None = None,
-    answer_column: str | None = None,
-    task_column: str | None = None,
-    where: Mapping[str, str] | None = None,
-    task: str | None = None,
-    metric: str | None = None,
-    filter: str | None = None,
-    split: str | None = None,
-    skip_bad_lines: bool = False,
-    separator: str | None = None,
+    read: ReadOptions | None = None,
     format: str = "auto",
     name: str = "scores",
+    **keywords: Unpack[ReaderKeywords],
 ) -> ScoreTable:
     """Read one model's per-item scores on one task into a validated :class:`ScoreTable`.
 
@@ -57,34 +48,19 @@ def load(
           Inspect AI, HELM, OpenAI evals, AlpacaEval) or long-format CSV, TSV, JSONL, JSON
           and Parquet files (optionally .gz; JSON also in a .zip). Several files of one task
           become several runs.
-    id_column, score_column, run_column, cluster_column : str, optional
-        Columns of long-format data (dots reach into nested JSON). Unnamed id, score and run
-        columns are detected when exactly one column has a usual name ('item',
-        'question_id', 'score', 'correct', 'epoch', ...); otherwise the error lists the
-        columns. For harness logs, ``cluster_column`` names a metadata field.
-    key_column : str, optional
-        A per-item content key (gold answer, target, document hash): two files that give an
-        item different keys scored different things, and :func:`evalsig.compare` says so.
-    prediction_column, answer_column : str, optional
-        Score 1 when the prediction equals the answer, 0 otherwise; a missing prediction is
-        scored wrong and counted in the notes. The answer also serves as the content key.
-    task_column : str, optional
-        A column naming the task of each row (long tables of several tasks).
-    where : mapping, optional
-        Keep only rows whose column equals the value, e.g. ``{"model": "gpt-4"}``.
-    task, metric, filter, split : str, optional
-        Which task, metric (lm-eval metric, Inspect scorer, HELM stat), lm-eval filter or
-        HELM split to use; needed only when the file holds several.
-    skip_bad_lines : bool
-        Skip malformed records instead of failing; the notes record how many and where.
-    separator : str, optional
-        CSV field separator (``';'``, ``'\\t'`` ...). By default the suffix's (``,`` or tab)
-        when the header line holds it, else the one of ``, ; tab |`` the header line shows
-        (noted), else an error asking for it.
+    read : ReadOptions, optional
+        How to read files: columns, harness choices, limits; see
+        :class:`~evalsig.data.ReadOptions`. A DataFrame is read as a file with the same
+        columns would be.
     format : str
         Input format, or 'auto' to detect it.
     name : str
         How messages refer to in-memory data.
+    **keywords
+        The fields of :class:`~evalsig.data.ReadOptions` as keywords, a shorthand for
+        ``read``: ``id_column``, ``score_column``, ``run_column``, ``cluster_column``,
+        ``key_column``, ``where`` (also a mapping ``{"model": "gpt-4"}``), ``task``,
+        ``metric``, ``separator`` ... A field given both here and in ``read`` is an error.
 
     Returns
     -------
@@ -95,6 +71,8 @@ def load(
     DataError
         Empty data, NaN or infinite scores, non-numeric scores, duplicate (item, run) rows,
         an item with two cluster labels, a missing column, an ambiguous task or metric.
+    TypeError
+        A keyword that is not a field of ReadOptions; a field given twice.
 
     Examples
     --------
@@ -104,26 +82,7 @@ def load(
     >>> load([[1, 0, 1], [1, 1, 1]]).n_runs
     2
     """
-    tables = load_tasks(
-        data,
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        prediction_column=prediction_column,
-        answer_column=answer_column,
-        task_column=task_column,
-        where=where,
-        task=task,
-        metric=metric,
-        filter=filter,
-        split=split,
-        skip_bad_lines=skip_bad_lines,
-        separator=separator,
-        format=format,
-        name=name,
-    )
+    tables = load_tasks(data, read=read_options(read, **keywords), format=format, name=name)
     hint = "choose one with task= (CLI: --task)."
     return single_task(tables, _label(data, name), hint, DataError)
 
@@ -132,45 +91,16 @@ def load_tasks(
     data: Any,
     /,
     *,
-    id_column: str | None = None,
-    score_column: str | None = None,
-    run_column: str | None = None,
-    cluster_column: str | None = None,
-    key_column: str | None = None,
-    prediction_column: str | None = None,
-    answer_column: str | None = None,
-    task_column: str | None = None,
-    where: Mapping[str, str] | None = None,
-    task: str | None = None,
-    metric: str | None = None,
-    filter: str | None = None,
-    split: str | None = None,
-    skip_bad_lines: bool = False,
-    separator: str | None = None,
+    read: ReadOptions | None = None,
     format: str = "auto",
     name: str = "scores",
+    **keywords: Unpack[ReaderKeywords],
 ) -> dict[str, ScoreTable]:
     """Like :func:`load`, for every task the data hold: ``{task name: ScoreTable}``.
 
     Data without tasks give one table under the name ''.
     """
-    options = ReadOptions(
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        prediction_column=prediction_column,
-        answer_column=answer_column,
-        task_column=task_column,
-        where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
-        task=task,
-        metric=metric,
-        filter=filter,
-        split=split,
-        skip_bad_lines=skip_bad_lines,
-        separator=separator,
-    )
+    options = read_options(read, **keywords)
     if isinstance(data, ScoreTable):
         return {"": data if data.origin is not None else _in_memory(data, "ScoreTable", name)}
     if _is_paths(data):
@@ -243,30 +173,19 @@ def describe(
     paths: Any,
     /,
     *,
+    read: ReadOptions | None = None,
     format: str = "auto",
-    skip_bad_lines: bool = False,
-    where: Mapping[str, str] | None = None,
-    id_column: str | None = None,
-    score_column: str | None = None,
-    run_column: str | None = None,
-    task_column: str | None = None,
+    **keywords: Unpack[ReaderKeywords],
 ) -> Description:
     """What evalsig sees in result files: formats, tasks, metrics, filters, items, runs.
 
-    ``where`` keeps the records (or, for a HELM suite, the runs) of one model, and the
-    column options name a table's columns, as in :func:`load`.
+    ``read`` (or its fields as keywords) as in :func:`load`: ``where`` keeps the records
+    (or, for a HELM suite, the runs) of one model, and the column options name a table's
+    columns.
     """
     if not _is_paths(paths):
         raise DataError(f"describe() takes file paths; got a {type(paths).__name__}.")
-    options = ReadOptions(
-        skip_bad_lines=skip_bad_lines,
-        where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        task_column=task_column,
-    )
-    return collect(paths, options, format=format).describe()
+    return collect(paths, read_options(read, **keywords), format=format).describe()
 
 
 def _is_paths(data: object) -> bool:

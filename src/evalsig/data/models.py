@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -23,8 +23,12 @@ from evalsig.data.load import load, load_tasks
 from evalsig.data.paired import OnMismatch, OnMissing, id_kinds_note, mismatch_message
 from evalsig.data.provenance import Origin
 from evalsig.data.readers import ReadOptions, _expand, _pick, collect
+from evalsig.data.readers.base import ReaderKeywords, read_options
 from evalsig.data.table import ScoreTable, same_ids
 from evalsig.errors import AlignmentError, DataError, EvalsigError, examples
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "ModelScores",
@@ -345,14 +349,11 @@ def load_models(
     /,
     *,
     model_column: str = "model",
-    id_column: str | None = None,
-    score_column: str | None = None,
-    run_column: str | None = None,
-    cluster_column: str | None = None,
-    key_column: str | None = None,
+    read: ReadOptions | None = None,
     format: str = "auto",
     on_missing: OnMissing = "error",
     on_mismatch: OnMismatch = "error",
+    **keywords: Unpack[ReaderKeywords],
 ) -> ModelScores:
     """Read many models' per-item scores: a long table with a model column, or a mapping.
 
@@ -362,64 +363,66 @@ def load_models(
         A long-format file or DataFrame with one row per model and item (and run), or a
         mapping ``{model name: scores}`` with anything :func:`evalsig.load` accepts.
     model_column : str, default "model"
-        The column naming the model of each row (long tables only).
-    id_column, score_column, run_column, cluster_column, key_column, format
-        As for :func:`evalsig.load`; a content-key column with a recognised name
-        (``gold``, ``target``, ``answer`` beside a prediction column ...) is used
-        unless ``key_column`` names another.
+        The column naming the model of each row (long tables only). It is read as the
+        table's task column, so ``task_column`` and ``task`` do not apply to a long table.
+    read, format, **keywords
+        How to read files, as for :func:`evalsig.load` (see
+        :class:`~evalsig.data.ReadOptions`); a content-key column with a recognised name
+        (``gold``, ``target``, ``answer`` beside a prediction column ...) is used unless
+        ``key_column`` names another.
     on_missing, on_mismatch
         What to do with items some models lack, and with items whose content keys differ
         between models (see :func:`model_scores`).
     """
     check_policy(on_missing, on_mismatch)
-    columns: dict[str, Any] = {
-        "id_column": id_column,
-        "score_column": score_column,
-        "run_column": run_column,
-        "cluster_column": cluster_column,
-        "key_column": key_column,
-        "format": format,
-    }
-    named = None if isinstance(data, Mapping) else harness_models(data, **columns)
+    options = read_options(read, **keywords)
+    named = None if isinstance(data, Mapping) else harness_models(data, read=options, format=format)
     if isinstance(data, Mapping):
         tables = {
-            str(name): load(scores, name=str(name), **columns) for name, scores in data.items()
+            str(name): load(scores, name=str(name), read=options, format=format)
+            for name, scores in data.items()
         }
     elif named is not None:
         tables = _one_task(named, data)
     else:
+        by_model = _model_column_as_task(options, model_column, data)
         tables = {
             name: _named_by_column(table, name)
-            for name, table in load_tasks(data, task_column=model_column, **columns).items()
+            for name, table in load_tasks(data, read=by_model, format=format).items()
         }
     return model_scores(tables, on_missing=on_missing, on_mismatch=on_mismatch)
+
+
+def _model_column_as_task(options: ReadOptions, model_column: str, data: Any) -> ReadOptions:
+    """The options that read a long table's model column as its task column."""
+    for name in ("task_column", "task"):
+        if getattr(options, name) is not None:
+            source = data if isinstance(data, (str, os.PathLike)) else "the long table"
+            raise DataError(
+                f"{source}: its models are read from the model column {model_column!r} (as "
+                f"the table's task column), so `{name}` does not apply; keep the rows of one "
+                "task with where={column: task}."
+            )
+    return replace(options, task_column=model_column)
 
 
 def harness_models(
     data: Any,
     /,
     *,
-    id_column: str | None = None,
-    score_column: str | None = None,
-    run_column: str | None = None,
-    cluster_column: str | None = None,
-    key_column: str | None = None,
-    task_column: str | None = None,
-    where: Mapping[str, str] | None = None,
-    task: str | None = None,
-    metric: str | None = None,
-    filter: str | None = None,
-    split: str | None = None,
-    separator: str | None = None,
+    read: ReadOptions | None = None,
     format: str = "auto",
+    **keywords: Unpack[ReaderKeywords],
 ) -> dict[str, dict[str, ScoreTable]] | None:
     """Each model's tables, ``{model: {task: table}}``, of harness logs that name their
     model one by one (an Inspect eval-set folder, a glob of several models' logs).
 
     None when ``data`` is not such logs (a long table names its models in a column, a
     folder holds one entry per model), or when the logs name no model. A log that names
-    no model beside logs that do is an error: it could be any of them.
+    no model beside logs that do is an error: it could be any of them. ``read`` (or its
+    fields as keywords) and ``format`` as for :func:`evalsig.load`.
     """
+    options = read_options(read, **keywords)
     if not isinstance(data, (str, os.PathLike)) and not (
         isinstance(data, (list, tuple))
         and data
@@ -433,20 +436,6 @@ def harness_models(
         return None  # reading the files says what is wrong
     if not logs:
         return None
-    options = ReadOptions(
-        id_column=id_column,
-        score_column=score_column,
-        run_column=run_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        task_column=task_column,
-        where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
-        task=task,
-        metric=metric,
-        filter=filter,
-        split=split,
-        separator=separator,
-    )
     by_model = collect(data, options, format=format).by_model()
     if by_model is None:
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.models import ModelScores, align_models, check_clusters, load_models
 from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import Provenance, provenance
+from evalsig.data.readers.base import ReaderKeywordsExceptTask, ReadOptions, read_options
 from evalsig.errors import DataError
 from evalsig.inference._common import check_confidence_level
 from evalsig.inference._ttest import ADJUSTED_BELOW
@@ -21,6 +22,9 @@ from evalsig.inference.ranking import rank_intervals, tie_groups
 from evalsig.leaderboard.intervals import ScoreIntervals, score_intervals
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
 from evalsig.result import Result
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "Leaderboard",
@@ -261,13 +265,11 @@ def leaderboard(
     confidence_level: float = 0.95,
     rng: int | np.random.SeedSequence | None = None,
     model_column: str = "model",
-    id_column: str | None = None,
-    score_column: str | None = None,
-    cluster_column: str | None = None,
-    key_column: str | None = None,
+    read: ReadOptions | None = None,
     on_missing: OnMissing = "error",
     on_mismatch: OnMismatch = "error",
     executor: Any = None,
+    **keywords: Unpack[ReaderKeywordsExceptTask],
 ) -> Leaderboard:
     """Rank models on one task with every pairwise paired test, tie groups and rank intervals.
 
@@ -289,8 +291,11 @@ def leaderboard(
     rng : int or SeedSequence, optional
         Seed of the bootstrap. When None, a seed is drawn from the operating system's
         entropy and recorded as ``seed`` in the result: ``rng=result.seed`` reproduces it.
-    model_column, id_column, score_column, cluster_column, key_column : str, optional
-        Columns of a long table (see :func:`evalsig.data.load_models`).
+    model_column : str, default "model"
+        The model column of a long table (see :func:`evalsig.data.load_models`).
+    read : ReadOptions, optional
+        How to read files: columns, harness choices, limits; see
+        :class:`~evalsig.data.ReadOptions`.
     on_missing : {"error", "intersect"}
         Items some models lack: an error naming them, or rank and test every model on the
         items all models have (the notes give the items dropped per model).
@@ -299,6 +304,10 @@ def leaderboard(
         models: an error, drop them for every model, or compare them anyway.
     executor : evalsig.distributed.Executor, optional
         Runs the pairwise sums and the bootstrap on a Dask cluster, with identical results.
+    **keywords
+        The fields of :class:`~evalsig.data.ReadOptions` but ``task`` (which here names
+        the task) as keywords, a shorthand for ``read`` (``cluster_column="subject"``). A
+        field given both here and in ``read`` is an error.
 
     Raises
     ------
@@ -307,6 +316,8 @@ def leaderboard(
         ``on_mismatch`` say what to do with them.
     DataError
         Bad options; a single cluster (a cluster-robust test needs at least 2).
+    TypeError
+        A keyword that is not a field of ReadOptions; a field given twice.
 
     Notes
     -----
@@ -333,17 +344,8 @@ def leaderboard(
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
         raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
     seed = _seed_sequence(rng)
-    scores = _models(
-        data,
-        task=task,
-        model_column=model_column,
-        id_column=id_column,
-        score_column=score_column,
-        cluster_column=cluster_column,
-        key_column=key_column,
-        on_missing=on_missing,
-        on_mismatch=on_mismatch,
-    )
+    options = read_options(read, **keywords)
+    scores = _models(data, task, model_column, options, on_missing, on_mismatch)
     run = executor or local()
     sums = run.pair_sums(scores.scores, scores.cluster_codes)
     notes = list(scores.notes)
@@ -372,13 +374,9 @@ def leaderboard(
 
 def _models(
     data: Any,
-    *,
     task: str | None,
     model_column: str,
-    id_column: str | None,
-    score_column: str | None,
-    cluster_column: str | None,
-    key_column: str | None,
+    read: ReadOptions,
     on_missing: OnMissing,
     on_mismatch: OnMismatch,
 ) -> ModelScores:
@@ -390,10 +388,7 @@ def _models(
         else load_models(
             data,
             model_column=model_column,
-            id_column=id_column,
-            score_column=score_column,
-            cluster_column=cluster_column,
-            key_column=key_column,
+            read=read,
             on_missing=on_missing,
             on_mismatch=on_mismatch,
         )

@@ -43,17 +43,19 @@ cluster, content_key)``
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalsig.data.models import ModelScores, model_scores
 from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.readers import ReadOptions, _expand
+from evalsig.data.readers.base import ReaderKeywordsExceptTask, read_options
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError, examples
 from evalsig.progress import report
@@ -70,6 +72,9 @@ from evalsig.store.results import (
     StoredSource,
     StoredTask,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "SCHEMA_VERSION", "ResultsStore"]
 
@@ -100,20 +105,8 @@ def _spec(
     model: str | None,
     model_column: str | None,
     task: str | None,
-    metric: str | None,
-    filter: str | None,
-    split: str | None,
-    id_column: str | None,
-    score_column: str | None,
-    run_column: str | None,
-    cluster_column: str | None,
-    key_column: str | None,
-    prediction_column: str | None,
-    answer_column: str | None,
-    task_column: str | None,
-    where: Mapping[str, str] | None,
+    read: ReadOptions,
     run_label: str | None,
-    skip_bad_lines: bool,
     format: str,
     replace: bool,
 ) -> Spec:
@@ -122,25 +115,13 @@ def _spec(
         model=model,
         model_column=model_column,
         task=task,
-        task_column=task_column,
+        task_column=read.task_column,
         run_label=run_label,
     )
+    if model_column is not None:  # a long table's models are read as its tasks
+        read = dataclasses.replace(read, task_column=model_column)
     return Spec(
-        options=ReadOptions(
-            id_column=id_column,
-            score_column=score_column,
-            run_column=run_column,
-            cluster_column=cluster_column,
-            key_column=key_column,
-            prediction_column=prediction_column,
-            answer_column=answer_column,
-            task_column=model_column or task_column,
-            where=tuple((str(k), str(v)) for k, v in (where or {}).items()),
-            metric=metric,
-            filter=filter,
-            split=split,
-            skip_bad_lines=skip_bad_lines,
-        ),
+        options=read,
         model=model,
         model_column=model_column,
         task=task,
@@ -283,22 +264,11 @@ class ResultsStore:
         model: str | None = None,
         model_column: str | None = None,
         task: str | None = None,
-        metric: str | None = None,
-        filter: str | None = None,
-        split: str | None = None,
-        id_column: str | None = None,
-        score_column: str | None = None,
-        run_column: str | None = None,
-        cluster_column: str | None = None,
-        key_column: str | None = None,
-        prediction_column: str | None = None,
-        answer_column: str | None = None,
-        task_column: str | None = None,
-        where: Mapping[str, str] | None = None,
+        read: ReadOptions | None = None,
         run_label: str | None = None,
-        skip_bad_lines: bool = False,
         format: str = "auto",
         replace: bool = False,
+        **keywords: Unpack[ReaderKeywordsExceptTask],
     ) -> IngestReport:
         """Read result files once and store every observation; skip what is already stored.
 
@@ -317,12 +287,13 @@ class ResultsStore:
         task : str, optional
             The task to store from files holding several; or the name of the task of a
             file that has none (a generic table without a task column).
-        metric, filter, split : str, optional
-            Store only this metric (lm-eval metric, Inspect scorer, HELM stat), lm-eval
-            filter, HELM split. By default every metric and filter is stored, and readers
-            of the store choose among them.
-        id_column, score_column, run_column, cluster_column, key_column : str, optional
-        prediction_column, answer_column, task_column, where, skip_bad_lines, format
+        read : ReadOptions, optional
+            How to read files: columns, harness choices, limits, as for
+            :func:`evalsig.load` (see :class:`~evalsig.data.ReadOptions`). Its ``metric``,
+            ``filter`` and ``split`` store only this metric (lm-eval metric, Inspect
+            scorer, HELM stat), lm-eval filter, HELM split; by default every metric and
+            filter is stored, and readers of the store choose among them.
+        format : str
             As for :func:`evalsig.load`.
         run_label : str, optional
             A label for the runs of these files, so that files that are repeated runs of
@@ -335,6 +306,10 @@ class ResultsStore:
             content is already stored for the same model and task is read again (e.g. with
             another ``cluster_column``) and replaces its stored copy, instead of being
             skipped.
+        **keywords
+            The fields of :class:`~evalsig.data.ReadOptions` but ``task`` as keywords, a
+            shorthand for ``read`` (``id_column=...``, ``where={"model": "m"}``). A field
+            given both here and in ``read`` is an error.
 
         Returns
         -------
@@ -348,6 +323,8 @@ class ResultsStore:
             Invalid data (as :func:`evalsig.load`), a file whose model cannot be named,
             a file claiming scores another file already stored, a file that changed while
             it was read. Nothing is stored then: an ingest is one transaction.
+        TypeError
+            A keyword that is not a field of ReadOptions; a field given twice.
         StoreLockedError
             The store did not exist when opened, and another process created and held it
             for longer than ``lock_timeout``.
@@ -373,20 +350,8 @@ class ResultsStore:
             model=model,
             model_column=model_column,
             task=task,
-            metric=metric,
-            filter=filter,
-            split=split,
-            id_column=id_column,
-            score_column=score_column,
-            run_column=run_column,
-            cluster_column=cluster_column,
-            key_column=key_column,
-            prediction_column=prediction_column,
-            answer_column=answer_column,
-            task_column=task_column,
-            where=where,
+            read=read_options(read, **keywords),
             run_label=run_label,
-            skip_bad_lines=skip_bad_lines,
             format=format,
             replace=replace,
         )

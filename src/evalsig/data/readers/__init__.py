@@ -19,7 +19,7 @@ from typing import TypeGuard
 from evalsig import _plugins as plugins
 from evalsig.data.provenance import prefetch_hashes
 from evalsig.data.readers.alpaca_eval import ALPACA_EVAL
-from evalsig.data.readers.base import Reader, ReadOptions
+from evalsig.data.readers.base import Reader, ReaderKeywords, ReadOptions
 from evalsig.data.readers.collect import Collector, Description, TaskDescription
 from evalsig.data.readers.columnar import read_columnar
 from evalsig.data.readers.deepeval import DEEPEVAL
@@ -46,6 +46,7 @@ __all__ = [
     "Description",
     "ReadOptions",
     "Reader",
+    "ReaderKeywords",
     "TaskDescription",
     "describe",
     "load_plugins",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import codecs
+import difflib
 import io
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, TypedDict, cast
 
 from evalsig.data.readers.streams import GZIP_MAGIC, GzipStream, check_file, default_cap, open_error
 from evalsig.errors import FormatError
@@ -21,35 +22,53 @@ __all__ = [
     "Columns",
     "ReadOptions",
     "Reader",
+    "ReaderKeywords",
+    "ReaderKeywordsExceptTask",
     "first_record",
     "open_text",
     "read_bytes",
+    "read_options",
     "resolve_columns",
+    "where_pairs",
 ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadOptions:
-    """What the user told evalsig about a file (None: detect it, or fail with the choices).
+    """How to read result files: columns, harness choices, limits (None: detect it, or
+    fail with the choices).
 
     Column options name fields of generic tables and records (dots reach into nested
-    JSON objects); harness options choose among what a harness log holds.
+    JSON objects); harness options choose among what a harness log holds. Functions that
+    read files take ``read=ReadOptions(...)``, or these fields as keywords
+    (:class:`~evalsig.data.ReaderKeywords`): ``load(path, score_column="acc")``.
     """
 
     id_column: str | None = None
+    """The item id column. Unnamed id, score and run columns are detected when exactly one
+    column has a usual name ('item', 'question_id', 'score', 'correct', 'epoch', ...);
+    otherwise the error lists the columns."""
     score_column: str | None = None
+    """The score column (detected as ``id_column`` is)."""
     run_column: str | None = None
+    """The run column (repeated runs of each item; detected as ``id_column`` is)."""
     cluster_column: str | None = None
     """Cluster label: a column, or a metadata field of a harness log (e.g. 'subject')."""
     key_column: str | None = None
-    """A per-item content key (gold answer, target, document hash) to check across files."""
+    """A per-item content key (gold answer, target, document hash): two files that give an
+    item different keys scored different things, and :func:`evalsig.compare` says so."""
     prediction_column: str | None = None
-    """With ``answer_column``: score = 1 when the prediction equals the answer, else 0."""
+    """With ``answer_column``: score = 1 when the prediction equals the answer, else 0; a
+    missing prediction is scored wrong and counted in the notes."""
     answer_column: str | None = None
+    """The answer a prediction is checked against; it also serves as the content key."""
     task_column: str | None = None
+    """A column naming the task of each row (long tables of several tasks)."""
     where: tuple[tuple[str, str], ...] = ()
-    """Keep only rows whose column equals the value, e.g. (("model", "gpt-4"),)."""
+    """Keep only rows whose column equals the value, e.g. (("model", "gpt-4"),); for a HELM
+    suite, the runs of that model."""
     task: str | None = None
+    """Which task to read, when the files hold several."""
     metric: str | None = None
     """lm-eval metric (acc, acc_norm, exact_match), Inspect scorer, HELM stat name."""
     filter: str | None = None
@@ -57,7 +76,7 @@ class ReadOptions:
     split: str | None = None
     """HELM split (test, valid)."""
     skip_bad_lines: bool = False
-    """Skip malformed records instead of failing; the result records how many."""
+    """Skip malformed records instead of failing; the result records how many and where."""
     max_decompressed_bytes: int = field(default_factory=default_cap)
     """Cap on the bytes compressed data may expand to (gzip files, zip members): 1 GiB,
     or the environment variable ``EVALSIG_MAX_DECOMPRESSED`` (e.g. ``4G``) when set."""
@@ -65,7 +84,104 @@ class ReadOptions:
     """Let one HELM suite hold each task's runs from another model (the results store
     names each task's model); otherwise several models are an error asking for ``where``."""
     separator: str | None = None
-    """CSV field separator; None: the suffix's (',' or tab), or one sniffed from the header."""
+    """CSV field separator (``';'``, ``'\\t'`` ...). By default the suffix's (``,`` or tab)
+    when the header line holds it, else the one of ``, ; tab |`` the header line shows
+    (noted), else an error asking for it."""
+
+
+class ReaderKeywordsExceptTask(TypedDict, total=False):
+    """:class:`ReadOptions`' fields but ``task``, as keywords, for the functions whose own
+    ``task`` means something else (the task a results store names, a leaderboard's title)."""
+
+    id_column: str | None
+    score_column: str | None
+    run_column: str | None
+    cluster_column: str | None
+    key_column: str | None
+    prediction_column: str | None
+    answer_column: str | None
+    task_column: str | None
+    where: Mapping[str, str] | tuple[tuple[str, str], ...] | None
+    metric: str | None
+    filter: str | None
+    split: str | None
+    skip_bad_lines: bool
+    max_decompressed_bytes: int
+    models_by_task: bool
+    separator: str | None
+
+
+class ReaderKeywords(ReaderKeywordsExceptTask, total=False):
+    """:class:`ReadOptions`' fields as keywords: the shorthand of ``read=ReadOptions(...)``
+    that :func:`evalsig.load` and the other functions reading files take. ``where`` may
+    also be a mapping ``{column: value}``."""
+
+    task: str | None
+
+
+def read_options(read: ReadOptions | None = None, /, **keywords: Any) -> ReadOptions:
+    """``read`` (by default ``ReadOptions()``) with the reader keywords given beside it.
+
+    A keyword left at its default (None, False) leaves ``read``'s value; a ``where``
+    mapping becomes ReadOptions' tuple of pairs.
+
+    Raises
+    ------
+    TypeError
+        ``read`` is not a ReadOptions; a keyword that is not a field of ReadOptions; a
+        field given both in ``read`` and as a keyword.
+
+    Examples
+    --------
+    >>> options = read_options(ReadOptions(score_column="acc"), where={"model": "m"})
+    >>> options.score_column, options.where
+    ('acc', (('model', 'm'),))
+    """
+    if read is not None and not isinstance(read, ReadOptions):
+        raise TypeError(
+            f"`read` must be a ReadOptions (or None); got a {type(read).__name__}: pass "
+            "read=ReadOptions(score_column=...), or the options as keywords."
+        )
+    names = [item.name for item in fields(ReadOptions)]
+    unknown = [name for name in keywords if name not in names]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise TypeError(
+            f"unexpected keyword argument {unknown[0]!r}{hint}; the reader keywords are "
+            f"ReadOptions' fields: {', '.join(names)}."
+        )
+    defaults = ReadOptions()
+    given: dict[str, Any] = {
+        name: where_pairs(value) if name == "where" else value for name, value in keywords.items()
+    }
+    given = {name: value for name, value in given.items() if value != getattr(defaults, name)}
+    base = read if read is not None else defaults
+    for name in given:
+        if getattr(base, name) != getattr(defaults, name):
+            raise TypeError(
+                f"`{name}` is given twice: read=ReadOptions({name}={getattr(base, name)!r}) "
+                f"and the keyword {name}={keywords[name]!r}; give it once."
+            )
+    return replace(base, **given) if given else base
+
+
+def where_pairs(
+    where: Mapping[str, str] | tuple[tuple[str, str], ...] | None,
+) -> tuple[tuple[str, str], ...]:
+    """A ``where`` condition as ReadOptions holds it: ``{"m": "x"}`` -> ``(("m", "x"),)``."""
+    if where is None:
+        return ()
+    if isinstance(where, Mapping):
+        pairs = list(where.items())
+    elif isinstance(where, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in where):
+        pairs = list(where)
+    else:
+        raise TypeError(
+            f"`where` must be a mapping {{column: value}}, e.g. where={{'model': 'gpt-4'}}; "
+            f"got {where!r}."
+        )
+    return tuple((str(column), str(value)) for column, value in pairs)
 
 
 @dataclass(frozen=True, slots=True)
