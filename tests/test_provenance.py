@@ -17,7 +17,7 @@ import evalsig
 from evalsig.cli import app
 from evalsig.data import load
 from evalsig.data.provenance import Origin, file_record, sha256_of
-from evalsig.data.readers import ReadOptions, collect, read_tables
+from evalsig.data.readers import ReadOptions, collect_files, read_tables
 from evalsig.leaderboard import leaderboard
 from evalsig.release import gate
 from evalsig.report.comparison import as_markdown, as_text
@@ -108,7 +108,7 @@ def test_origin_of_a_long_table_chosen_with_where(tmp_path: Path) -> None:
     path.write_text("item,model,score\nq1,a,1\nq2,a,0\nq1,b,1\nq2,b,1\n", "utf-8")
     for options in (ReadOptions(where=(("model", "b"),)),):
         fast = read_tables(path, options)[""]
-        slow = collect(path, options).tables()[""]
+        slow = collect_files(path, options).tables()[""]
         for table in (fast, slow):
             assert table.origin is not None
             assert (table.origin.model, table.origin.model_from) == ("b", "--where model=")
@@ -126,7 +126,7 @@ def test_origin_of_an_lm_eval_folder_names_the_model_from_its_results() -> None:
     [record] = origin.files
     assert Path(record.path).name.startswith("samples_gsm8k_")
     assert record.sha256 == _sha(Path(record.path))
-    rows = collect(PYTHIA, ReadOptions(task="gsm8k", filter="strict-match")).tables()
+    rows = collect_files(PYTHIA, ReadOptions(task="gsm8k", filter="strict-match")).tables()
     assert rows["gsm8k"].origin == origin  # the columnar path and the rows agree
 
 

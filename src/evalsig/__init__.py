@@ -25,7 +25,7 @@ from evalsig.errors import AlignmentError, DataError, EvalsigError, EvalsigWarni
 if TYPE_CHECKING:
     from evalsig.comparison import ComparisonResult, compare
     from evalsig.data import PairedScores, ScoreTable, pair
-    from evalsig.data.load import load
+    from evalsig.data.loading import load
     from evalsig.inference import ConfidenceInterval
     from evalsig.passk import compare_pass_at_k, pass_at_k
     from evalsig.release import GatePolicy, GateResult

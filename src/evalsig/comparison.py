@@ -13,7 +13,7 @@ import numpy as np
 
 from evalsig import plugins
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.load import load_pair
+from evalsig.data.loading import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable, items_per_block

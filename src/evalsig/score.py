@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Literal, get_args
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.load import load
+from evalsig.data.loading import load
 from evalsig.data.paired import table_cluster_codes
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable

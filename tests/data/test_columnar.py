@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalsig.data import load
-from evalsig.data.readers import ReadOptions, collect, read_tables
+from evalsig.data.readers import ReadOptions, collect_files, read_tables
 from evalsig.data.readers.columnar import read_columnar
 from evalsig.data.table import ScoreTable
 from evalsig.errors import EvalsigError
@@ -67,7 +67,7 @@ def _compare(path: Path, fmt: str, options: ReadOptions) -> bool:
     """Check the fast path against the rows; True when the fast path read the file."""
     fast = read_columnar(path, fmt, options)
     try:
-        slow = collect(path, options).tables()
+        slow = collect_files(path, options).tables()
     except EvalsigError as exc:
         refused = exc
     else:
@@ -433,7 +433,7 @@ def test_item_ids_stay_arrow_text_until_read(fmt: str, tmp_path: Path) -> None:
     result = compare(baseline, candidate)
     assert result.n_items == 40
     assert all(lazy._strings is None for lazy in labels)
-    slow = collect(left / f"scores{FORMATS[fmt]}", ReadOptions(run_column="run")).tables()[""]
+    slow = collect_files(left / f"scores{FORMATS[fmt]}", ReadOptions(run_column="run")).tables()[""]
     assert baseline.item_ids is not None
     assert slow.item_ids is not None
     assert baseline.item_ids.tolist() == slow.item_ids.tolist()

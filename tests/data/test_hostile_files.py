@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from evalsig.data import load
-from evalsig.data.readers import ReadOptions, collect, read_tables
+from evalsig.data.readers import ReadOptions, collect_files, read_tables
 from evalsig.data.readers.streams import (
     DEFAULT_CAP,
     ENV_VAR,
@@ -268,7 +268,7 @@ def test_gzip_damage(tmp_path: Path) -> None:
         path = tmp_path / name
         path.write_bytes(data)
         with pytest.raises(FormatError, match=rf"{name}: .*{message}.*(re-|completely\?)"):
-            collect(path, format="csv")
+            collect_files(path, format="csv")
 
 
 def test_gzip_members_padding_and_signature(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 Oracle: for generated lm-evaluation-harness samples (v0.4.7 with several filters and
 metrics, v0.4.3-style, gzip, missing content keys, odd doc_ids, several tasks in a model
 folder, results files with document counts, and dirty samples and lines), the fast path's
-tables equal the row reader's (``collect(...).tables()``) in every field, or the fast path
+tables equal the row reader's (``collect_files(...).tables()``) in every field, or the fast path
 returns None and ``read_tables`` gives the row reader's answer, its exact error included.
 """
 
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalsig.data.readers import ReadOptions, collect, read_tables
+from evalsig.data.readers import ReadOptions, collect_files, read_tables
 from evalsig.data.readers.lm_eval_columnar import BLOCK, read_lm_eval_columnar
 from evalsig.data.table import ScoreTable
 from evalsig.errors import EvalsigError
@@ -55,7 +55,7 @@ def _compare(path: Path, options: ReadOptions) -> bool:
     """Check the fast path against the rows; True when the fast path read the files."""
     fast = read_lm_eval_columnar(path, options)
     try:
-        slow = collect(path, options).tables()
+        slow = collect_files(path, options).tables()
     except EvalsigError as exc:
         refused: EvalsigError | None = exc
     else:

@@ -19,7 +19,7 @@ from scipy import stats
 
 import evalsig
 from evalsig.data import ReadOptions, ScoreTable, describe, load
-from evalsig.data.readers import collect, read_tables, register
+from evalsig.data.readers import collect_files, read_tables, register
 from evalsig.data.readers.inspect_ai import INSPECT, score_value
 from evalsig.errors import AlignmentError, DataError, FormatError
 
@@ -212,7 +212,7 @@ def test_real_logs(
     clusters: tuple[str, ...],
 ) -> None:
     path = shared_data / relative
-    assert collect(path).formats == ["inspect"]  # detected, not forced
+    assert collect_files(path).formats == ["inspect"]  # detected, not forced
     table = load(path, format="inspect")
     assert _means(table) == values
     assert table.n_runs == 1
@@ -278,10 +278,10 @@ def test_sniff(tmp_path: Path) -> None:
     assert INSPECT.sniff(Path("x.eval"), b"PK\x03\x04rest")
     assert not INSPECT.sniff(Path("x.eval"), b"{}")
     assert not INSPECT.sniff(Path("x.zip"), b"PK\x03\x04rest")
-    assert collect(_eval(tmp_path / "a.eval", [_sample(1)])).formats == ["inspect"]
+    assert collect_files(_eval(tmp_path / "a.eval", [_sample(1)])).formats == ["inspect"]
     records = tmp_path / "records.json"
     records.write_text('[{"id": "a", "score": 1}]', "utf-8")
-    assert collect(records).formats == ["json"]
+    assert collect_files(records).formats == ["json"]
 
 
 # --- values --------------------------------------------------------------------------------
@@ -553,7 +553,7 @@ def test_decompression_caps(tmp_path: Path) -> None:
         archive.writestr("samples/3_epoch_1.json", bytes(20_000_000))
     assert bomb.stat().st_size < 100_000
     with pytest.raises(FormatError, match=r"declares 20,000,000 bytes, more than the 1,000,000"):
-        collect(bomb, cap)
+        collect_files(bomb, cap)
     # The central directory claims 100 bytes; the member really expands to 2 MB.
     liar = _eval(tmp_path / "liar.eval", [_sample(1)])
     with zipfile.ZipFile(liar, "a", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -562,14 +562,14 @@ def test_decompression_caps(tmp_path: Path) -> None:
     with pytest.raises(
         FormatError, match=r"member 'samples/3_epoch_1.json' declares 100 bytes but expands to more"
     ):
-        collect(liar, cap)
+        collect_files(liar, cap)
     # Each member is under the cap, together they are over it.
     padded = [_sample(i, metadata={"pad": "x" * 3_000}) for i in range(4)]
     many = _eval(tmp_path / "many.eval", padded)
     with pytest.raises(
         FormatError, match=r"member 'samples/\d_epoch_1.json' would take the archive's decompressed"
     ):
-        collect(many, ReadOptions(max_decompressed_bytes=10_000))
+        collect_files(many, ReadOptions(max_decompressed_bytes=10_000))
     assert read_tables(many, ReadOptions(max_decompressed_bytes=20_000))["demo"].n_items == 4
 
 
@@ -635,10 +635,10 @@ def test_zstd_members_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     members = _zstd_members(2)
     good = _zstd_eval(tmp_path / "g.eval", members)
     with pytest.raises(FormatError, match="declares 174 bytes, more than the 100-byte cap"):
-        collect(good, ReadOptions(max_decompressed_bytes=100))
+        collect_files(good, ReadOptions(max_decompressed_bytes=100))
     liar = _zstd_eval(tmp_path / "l.eval", members, declared=10)  # declares 10, holds 174
     with pytest.raises(FormatError, match="declares 10 bytes but expands to more"):
-        collect(liar, ReadOptions(max_decompressed_bytes=100))
+        collect_files(liar, ReadOptions(max_decompressed_bytes=100))
     from evalsig.data.readers.archive import Archive
 
     with Archive.open(liar) as archive, pytest.raises(FormatError, match="expands to more"):

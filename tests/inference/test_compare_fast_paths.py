@@ -18,7 +18,7 @@ from scipy import stats
 
 from evalsig import compare, load
 from evalsig.comparison import _discordant, _mean_range, compare_paired
-from evalsig.data.load import load_pair
+from evalsig.data.loading import load_pair
 from evalsig.data.paired import PairedScores
 from evalsig.data.table import (
     ScoreTable,

@@ -160,7 +160,7 @@ def test_same_options_are_skipped_unread(
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the file was read again")
 
-    monkeypatch.setattr(write_module, "collect", never)
+    monkeypatch.setattr(write_module, "collect_files", never)
     (source,) = store.ingest(path, model="A", task="quiz").sources
     assert (source.status, source.format, source.duplicate_of) == ("skipped", "", str(path))
 
@@ -238,7 +238,7 @@ def test_a_file_that_changes_while_it_is_read_stores_nothing(
     store: ResultsStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _csv(tmp_path / "a.csv", _scores(1))
-    read = write_module.collect
+    read = write_module.collect_files
 
     def read_then_append(*args: object, **kwargs: object) -> object:
         collector = read(*args, **kwargs)  # type: ignore[arg-type]
@@ -246,7 +246,7 @@ def test_a_file_that_changes_while_it_is_read_stores_nothing(
             f.write("q99,1,0.5,s0\n")  # a harness still writing the file
         return collector
 
-    monkeypatch.setattr(write_module, "collect", read_then_append)
+    monkeypatch.setattr(write_module, "collect_files", read_then_append)
     with pytest.raises(DataError) as info:
         store.ingest(path, model="A", task="quiz")
     assert str(info.value) == (

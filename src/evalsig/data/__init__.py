@@ -1,6 +1,6 @@
 """Input layer: validated per-item scores, aligned pairs, and file readers."""
 
-from evalsig.data.load import describe, load, load_pair, load_tasks
+from evalsig.data.loading import describe, load, load_pair, load_tasks
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
 from evalsig.data.readers import (
     Description,

@@ -19,10 +19,10 @@ import numpy as np
 
 from evalsig.data.agreement import check_policy, describe_mismatches, key_mismatches, shared_items
 from evalsig.data.build import factorize
-from evalsig.data.load import load, load_tasks
+from evalsig.data.loading import load, load_tasks
 from evalsig.data.paired import OnMismatch, OnMissing, id_kinds_note, mismatch_message
 from evalsig.data.provenance import Origin
-from evalsig.data.readers import ReadOptions, _expand, _pick, collect
+from evalsig.data.readers import ReadOptions, _expand, _pick, collect_files
 from evalsig.data.readers.base import ReaderKeywords, read_options
 from evalsig.data.table import ScoreTable, same_ids
 from evalsig.errors import AlignmentError, DataError, EvalsigError, examples
@@ -436,7 +436,7 @@ def harness_models(
         return None  # reading the files says what is wrong
     if not logs:
         return None
-    by_model = collect(data, options, format=format).by_model()
+    by_model = collect_files(data, options, format=format).by_model()
     if by_model is None:
         return None
     return {

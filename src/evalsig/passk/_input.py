@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from evalsig.data.load import UNNAMED, load
+from evalsig.data.loading import UNNAMED, load
 from evalsig.data.paired import (
     OnMismatch,
     OnMissing,

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.load import load, load_tasks
+from evalsig.data.loading import load, load_tasks
 from evalsig.data.models import ModelScores, align_models, model_scores
 from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import Provenance, provenance

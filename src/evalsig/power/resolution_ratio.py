@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from evalsig._json import SCHEMA_VERSION, json_safe
-from evalsig.data.load import load_pair
+from evalsig.data.loading import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.errors import DataError

@@ -27,7 +27,7 @@ from evalsig.comparison import ComparisonResult, compare_paired
 from evalsig.data import PairedScores, ScoreTable, load_tasks, pair
 from evalsig.data.paired import paired_id_kinds
 from evalsig.data.provenance import Provenance, file_record, provenance
-from evalsig.data.readers import ReadOptions, collect
+from evalsig.data.readers import ReadOptions, collect_files
 from evalsig.data.readers.collect import Collector
 from evalsig.errors import DataError, examples
 from evalsig.inference._common import UNKNOWN_SEED, Alternative, seeded
@@ -401,7 +401,7 @@ class _Results:
         if isinstance(source, Mapping):
             return cls(side, source, None)
         if isinstance(source, (str, os.PathLike, list, tuple)):
-            return cls(side, None, collect(source, ReadOptions()))
+            return cls(side, None, collect_files(source, ReadOptions()))
         raise DataError(
             f"gate() takes the {side} results as a path (a results directory or files) or as "
             f"a mapping task name -> data; got a {type(source).__name__}."

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from evalsig.data.readers import collect
+from evalsig.data.readers import collect_files
 from evalsig.errors import DataError
 from evalsig.store._ingest import (
     Part,
@@ -81,7 +81,7 @@ class Writer:
         if same is not None:  # the same content read the same way: skip it unread
             return _skipped(path, digest, kind, "", str(same[0]))
         read_options = replace(spec.options, models_by_task=True)  # model_names() names each
-        collector = collect(path, read_options, format=spec.format)
+        collector = collect_files(path, read_options, format=spec.format)
         reader = collector.formats[0]
         check_model_source(path, reader, spec)
         found = parts(collector, path, spec)

@@ -247,7 +247,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def collect(
+def collect_files(
     paths: PathLike | Sequence[PathLike],
     options: ReadOptions | None = None,
     *,
@@ -353,7 +353,7 @@ def read_tables(
             fast = read_columnar(files[0], reader, options)
         if fast is not None:
             return fast
-    return collect(paths, options, format=format).tables()
+    return collect_files(paths, options, format=format).tables()
 
 
 COLUMNS_FROM = 1 << 20
@@ -404,4 +404,4 @@ def describe(
     format: str = "auto",
 ) -> Description:
     """What evalsig sees in the files: formats, tasks, metrics, filters, items, runs."""
-    return collect(paths, options, format=format).describe()
+    return collect_files(paths, options, format=format).describe()

@@ -12,7 +12,7 @@ import numpy as np
 from evalsig.data.build import id_kind_of, table_from_long, table_from_mapping, table_from_matrix
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, pair
 from evalsig.data.provenance import in_memory_origin
-from evalsig.data.readers import Description, ReadOptions, collect, read_tables, single_task
+from evalsig.data.readers import Description, ReadOptions, collect_files, read_tables, single_task
 from evalsig.data.readers.base import ReaderKeywords, read_options
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import RecordMapper
@@ -185,7 +185,7 @@ def describe(
     """
     if not _is_paths(paths):
         raise DataError(f"describe() takes file paths; got a {type(paths).__name__}.")
-    return collect(paths, read_options(read, **keywords), format=format).describe()
+    return collect_files(paths, read_options(read, **keywords), format=format).describe()
 
 
 def _is_paths(data: object) -> bool:
