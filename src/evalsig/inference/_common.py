@@ -250,14 +250,16 @@ def reversed_side_note(
     )
 
 
-def check_choice(value: object, choices: Sequence[object], what: str, hint: str = "") -> None:
-    """A DataError naming ``what`` (e.g. ``"`method`"``) unless ``value`` is one of
-    ``choices``; ``hint`` (how to fix it) ends the message."""
-    if value not in choices:
+def check_choice(value: object, choices: Sequence[str], what: str, hint: str = "") -> str:
+    """``value`` if it is one of ``choices`` (text), else a DataError naming ``what``
+    (e.g. ``"`method`"``), showing the value and the choices; ``hint`` (how to fix it)
+    ends the message. The one check of a string option."""
+    if not isinstance(value, str) or value not in choices:
         raise DataError(
             f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}."
             + (f" {hint}" if hint else "")
         )
+    return value
 
 
 def check_alternative(alternative: object) -> Alternative:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, TypeVar, cast, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
 from evalsig.errors import DataError, EvalsigWarning, examples
+from evalsig.inference._common import check_choice
 
 __all__ = [
     "METHODS",
@@ -15,7 +16,6 @@ __all__ = [
     "MetaConvergenceWarning",
     "Method",
     "Test",
-    "check_choice",
     "check_iteration",
     "check_method",
     "check_test",
@@ -31,30 +31,19 @@ Test = Literal["z", "hksj"]
 METHODS: tuple[str, ...] = get_args(Method)
 TESTS: tuple[str, ...] = get_args(Test)
 
-T = TypeVar("T", bound=str)
-
 
 class MetaConvergenceWarning(EvalsigWarning):
     """An iterative estimator of tau^2 did not converge; the estimates are reported as NaN."""
 
 
-def check_choice(value: object, name: str, choices: tuple[str, ...], hint: str) -> str:
-    """``value`` if it is one of ``choices``, else a DataError naming ``name``."""
-    if not isinstance(value, str) or value not in choices:
-        raise DataError(
-            f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}. {hint}"
-        )
-    return value
-
-
 def check_method(method: object) -> Method:
     hint = "Use 'reml' (the default) unless you need a particular estimator."
-    return cast(Method, check_choice(method, "method", METHODS, hint))
+    return cast(Method, check_choice(method, METHODS, "`method`", hint))
 
 
 def check_test(test: object) -> Test:
     hint = "Use 'hksj' for intervals that keep their level with few reports."
-    return cast(Test, check_choice(test, "test", TESTS, hint))
+    return cast(Test, check_choice(test, TESTS, "`test`", hint))
 
 
 def check_iteration(tol: object, max_iter: object) -> tuple[float, int]:

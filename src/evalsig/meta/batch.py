@@ -21,13 +21,12 @@ from scipy import special
 
 from evalsig.errors import DataError, examples
 from evalsig.inference import ConfidenceInterval
-from evalsig.inference._common import check_confidence_level
+from evalsig.inference._common import check_choice, check_confidence_level
 from evalsig.inference._roots import brentq_rows
 from evalsig.meta._validate import (
     MetaConvergenceWarning,
     Method,
     Test,
-    check_choice,
     check_iteration,
     check_method,
     check_test,
@@ -287,7 +286,7 @@ def random_effects_batch(
         method=check_method(method),
         test=check_test(test),
         level=check_confidence_level(confidence_level),
-        basis=check_choice(i2_basis, "i2_basis", ("tau2", "q"), "Use 'tau2' (metafor's)."),
+        basis=check_choice(i2_basis, ("tau2", "q"), "`i2_basis`", "Use 'tau2' (metafor's)."),
         tol=tol,
         max_iter=max_iter,
     )

@@ -13,12 +13,11 @@ from scipy import special, stats
 from evalsig._json import json_safe
 from evalsig.errors import DataError
 from evalsig.inference import ConfidenceInterval
-from evalsig.inference._common import check_confidence_level
+from evalsig.inference._common import check_choice, check_confidence_level
 from evalsig.meta._validate import (
     MetaConvergenceWarning,
     Method,
     Test,
-    check_choice,
     check_method,
     check_test,
     effect_vectors,
@@ -185,7 +184,7 @@ def egger_test(
     >>> round(res.bias, 3), res.df
     (3.835, 4)
     """
-    chosen = check_choice(model, "model", ("rma", "lm"), "Use 'rma' (metafor's default).")
+    chosen = check_choice(model, ("rma", "lm"), "`model`", "Use 'rma' (metafor's default).")
     method = check_method(method)
     test = check_test(test)
     level = check_confidence_level(confidence_level)
@@ -539,7 +538,7 @@ def _choose_side(y: np.ndarray, v: np.ndarray, side: Side | None, method: Method
     """The side given, or metafor's choice: "right" when the Egger slope is negative."""
     k = y.size
     if side is not None:
-        chosen = check_choice(side, "side", ("left", "right"), "Or leave it out.")
+        chosen = check_choice(side, ("left", "right"), "`side`", "Or leave it out.")
         if k < 2:
             raise DataError("trim and fill needs at least 2 reports.")
         return chosen

@@ -14,12 +14,11 @@ from scipy import optimize, special
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.errors import DataError
 from evalsig.inference import ConfidenceInterval
-from evalsig.inference._common import check_confidence_level
+from evalsig.inference._common import check_choice, check_confidence_level
 from evalsig.meta._validate import (
     MetaConvergenceWarning,
     Method,
     Test,
-    check_choice,
     check_iteration,
     check_method,
     check_test,
@@ -357,7 +356,7 @@ def random_effects(
     method = check_method(method)
     test = check_test(test)
     level = check_confidence_level(confidence_level)
-    basis = check_choice(i2_basis, "i2_basis", ("tau2", "q"), "Use 'tau2' (metafor's).")
+    basis = check_choice(i2_basis, ("tau2", "q"), "`i2_basis`", "Use 'tau2' (metafor's).")
     tol, max_iter = check_iteration(tol, max_iter)
     y, v = effect_vectors(estimates, variances)
     names = _labels(labels, y.size)
