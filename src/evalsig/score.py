@@ -518,8 +518,7 @@ def _few_items_notes(n_items: int, method: str, single_binary: bool) -> list[str
 
 
 def _check_method(method: object) -> str:
-    check_choice(method, get_args(ScoreMethod), "`method`")
-    return str(method)
+    return str(check_choice(method, get_args(ScoreMethod), "`method`"))
 
 
 def _choose(

@@ -263,13 +263,10 @@ def check_choice(value: object, choices: Sequence[str], what: str, hint: str = "
 
 
 def check_alternative(alternative: object) -> Alternative:
-    check_choice(
-        alternative,
-        get_args(Alternative),
-        "`alternative`",
-        "Use 'greater' to test whether the candidate is better.",
+    hint = "Use 'greater' to test whether the candidate is better."
+    return cast(
+        Alternative, check_choice(alternative, get_args(Alternative), "`alternative`", hint)
     )
-    return cast(Alternative, alternative)
 
 
 def check_confidence_level(confidence_level: object) -> float:
