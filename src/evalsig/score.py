@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
-from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.data.load import load
 from evalsig.data.paired import table_cluster_codes
 from evalsig.data.provenance import Provenance, provenance
@@ -205,12 +205,7 @@ class ScoreResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """Strict-JSON-safe fields: NaN and infinities become null, explained in ``nulls``."""
         nulls: dict[str, str] = {}
-        if self.seed is None:
-            nulls["seed"] = (
-                "no random draws"
-                if self.n_resamples is None
-                else "unknown: rng was a numpy Generator"
-            )
+        seed_null(nulls, self.seed, drew=self.n_resamples is not None)
         variance = None
         if self.variance is not None:
             variance = {
