@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
-from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
+from evalsig._json import SCHEMA_VERSION, json_safe, record_dict, seed_null
 from evalsig.data.load import load
 from evalsig.data.paired import table_cluster_codes
 from evalsig.data.provenance import Provenance, provenance
@@ -124,14 +124,7 @@ class VarianceComponents:
     """Share due to the items' differences (``1 - within_share``)."""
 
     def to_dict(self) -> dict[str, float]:
-        return {
-            "item_means": self.item_means,
-            "within_item": self.within_item,
-            "within_contribution": self.within_contribution,
-            "between_item": self.between_item,
-            "within_share": self.within_share,
-            "between_share": self.between_share,
-        }
+        return record_dict(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
