@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from evalsig import plugins
-from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.data.loading import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
 from evalsig.data.provenance import Provenance, provenance
@@ -104,12 +104,7 @@ class ComparisonResult(PairedDecision, Tested):
         """Strict-JSON-safe fields: NaN and infinities become null, explained in ``nulls``."""
         nulls: dict[str, str] = {}
         one_sided = "one-sided interval" if self.alternative != "two-sided" else "undefined"
-        if self.seed is None:
-            nulls["seed"] = (
-                "no random draws"
-                if self.n_resamples is None
-                else "unknown: rng was a numpy Generator"
-            )
+        seed_null(nulls, self.seed, drew=self.n_resamples is not None)
         return {
             "kind": "comparison",
             "schema_version": SCHEMA_VERSION,

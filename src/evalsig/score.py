@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
-from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig._json import SCHEMA_VERSION, json_safe, record_dict, seed_null
 from evalsig.data.loading import load
 from evalsig.data.paired import table_cluster_codes
 from evalsig.data.provenance import Provenance, provenance
@@ -124,14 +124,7 @@ class VarianceComponents:
     """Share due to the items' differences (``1 - within_share``)."""
 
     def to_dict(self) -> dict[str, float]:
-        return {
-            "item_means": self.item_means,
-            "within_item": self.within_item,
-            "within_contribution": self.within_contribution,
-            "between_item": self.between_item,
-            "within_share": self.within_share,
-            "between_share": self.between_share,
-        }
+        return record_dict(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -205,12 +198,7 @@ class ScoreResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """Strict-JSON-safe fields: NaN and infinities become null, explained in ``nulls``."""
         nulls: dict[str, str] = {}
-        if self.seed is None:
-            nulls["seed"] = (
-                "no random draws"
-                if self.n_resamples is None
-                else "unknown: rng was a numpy Generator"
-            )
+        seed_null(nulls, self.seed, drew=self.n_resamples is not None)
         variance = None
         if self.variance is not None:
             variance = {
@@ -518,8 +506,7 @@ def _few_items_notes(n_items: int, method: str, single_binary: bool) -> list[str
 
 
 def _check_method(method: object) -> str:
-    check_choice(method, get_args(ScoreMethod), "`method`")
-    return str(method)
+    return str(check_choice(method, get_args(ScoreMethod), "`method`"))
 
 
 def _choose(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.data.provenance import Provenance
 from evalsig.result import Result
 
@@ -148,8 +148,7 @@ class ArenaResult(Result):
             )
         if self.online_elo is None:
             nulls["online_elo"] = "not asked for"
-        if self.seed is None:
-            nulls["seed"] = "unknown: rng was a numpy Generator"
+        seed_null(nulls, self.seed, drew=True)
         return {
             "kind": "arena",
             "schema_version": SCHEMA_VERSION,

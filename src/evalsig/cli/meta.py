@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail, note
-from evalsig.cli.options import Format, Output, numbers_for_files
+from evalsig.cli.options import Format, Output, check_level, numbers_for_files
 from evalsig.cli.output import emit
 from evalsig.cli.stdin import stdin_paths
 
@@ -39,12 +39,6 @@ class ScaleOption(str, Enum):
     proportion = "proportion"
 
 
-def _level(value: float) -> float:
-    if not 0.0 < value < 1.0:
-        raise typer.BadParameter(f"must be strictly between 0 and 1, got {value:g}")
-    return value
-
-
 @command("meta", example="evalsig meta reports.csv --format markdown")
 def meta_command(
     reports: Annotated[
@@ -62,7 +56,7 @@ def meta_command(
         TestOption, typer.Option(help="Inference for the pooled score: z or hksj (t, k-1 df).")
     ] = TestOption.z,
     confidence_level: Annotated[
-        float, typer.Option(callback=_level, help="Level of every interval.")
+        float, typer.Option(callback=check_level, help="Level of every interval.")
     ] = 0.95,
     scale: Annotated[
         ScaleOption, typer.Option(help="Scores in points (0-100) or proportions (0-1).")

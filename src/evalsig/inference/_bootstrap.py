@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 import numpy as np
 from scipy import special
@@ -151,8 +151,7 @@ def check_size(n: int) -> None:
 
 
 def _check_kind(kind: object) -> IntervalKind:
-    check_choice(kind, get_args(IntervalKind), "bootstrap `interval`")
-    return kind  # type: ignore[return-value]
+    return cast(IntervalKind, check_choice(kind, get_args(IntervalKind), "bootstrap `interval`"))
 
 
 def bootstrap_core(

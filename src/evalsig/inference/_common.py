@@ -19,6 +19,7 @@ __all__ = [
     "Alternative",
     "ConfidenceInterval",
     "InferenceResult",
+    "IntervalAtAnyLevel",
     "PairedDecision",
     "as_generator",
     "check_alternative",
@@ -67,21 +68,14 @@ class ConfidenceInterval:
         return bool(self.low <= value <= self.high)
 
 
-class PairedDecision:
-    """The decision side of a paired test's result: ``p_value``, ``confidence_level``,
-    ``confidence_interval(level, alternative=)`` and ``significant(alpha)``, from its
-    ``pvalue``, ``ci``, ``alternative`` and interval function ``_interval``."""
+class IntervalAtAnyLevel:
+    """A result's ``confidence_level`` and ``confidence_interval(level, alternative=)``,
+    from its ``ci``, ``alternative`` and interval function ``_interval(level, side)``."""
 
     __slots__ = ()
-    pvalue: float
     ci: ConfidenceInterval
     alternative: Alternative
     _interval: IntervalFn
-
-    @property
-    def p_value(self) -> float:
-        """The p-value (the same number as :attr:`pvalue`)."""
-        return self.pvalue
 
     @property
     def confidence_level(self) -> float:
@@ -95,6 +89,20 @@ class PairedDecision:
         side = self.alternative if alternative is None else check_alternative(alternative)
         low, high = self._interval(level, side)
         return ConfidenceInterval(low=low, high=high, confidence_level=level)
+
+
+class PairedDecision(IntervalAtAnyLevel):
+    """The decision side of a paired test's result: ``p_value``, ``confidence_level``,
+    ``confidence_interval(level, alternative=)`` and ``significant(alpha)``, from its
+    ``pvalue``, ``ci``, ``alternative`` and interval function ``_interval``."""
+
+    __slots__ = ()
+    pvalue: float
+
+    @property
+    def p_value(self) -> float:
+        """The p-value (the same number as :attr:`pvalue`)."""
+        return self.pvalue
 
     def significant(self, alpha: float | None = None) -> bool:
         """Whether ``pvalue <= alpha`` (default: 1 - the confidence level)."""
@@ -250,24 +258,23 @@ def reversed_side_note(
     )
 
 
-def check_choice(value: object, choices: Sequence[object], what: str, hint: str = "") -> None:
-    """A DataError naming ``what`` (e.g. ``"`method`"``) unless ``value`` is one of
-    ``choices``; ``hint`` (how to fix it) ends the message."""
-    if value not in choices:
+def check_choice(value: object, choices: Sequence[str], what: str, hint: str = "") -> str:
+    """``value`` if it is one of ``choices`` (text), else a DataError naming ``what``
+    (e.g. ``"`method`"``), showing the value and the choices; ``hint`` (how to fix it)
+    ends the message. The one check of a string option."""
+    if not isinstance(value, str) or value not in choices:
         raise DataError(
             f"{what} must be one of {', '.join(map(repr, choices))}; got {value!r}."
             + (f" {hint}" if hint else "")
         )
+    return value
 
 
 def check_alternative(alternative: object) -> Alternative:
-    check_choice(
-        alternative,
-        get_args(Alternative),
-        "`alternative`",
-        "Use 'greater' to test whether the candidate is better.",
+    hint = "Use 'greater' to test whether the candidate is better."
+    return cast(
+        Alternative, check_choice(alternative, get_args(Alternative), "`alternative`", hint)
     )
-    return cast(Alternative, alternative)
 
 
 def check_confidence_level(confidence_level: object) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 import numpy as np
 from scipy import special
@@ -179,8 +179,9 @@ def mcnemar_from_table(
 
 
 def _check_variant(variant: object) -> McNemarVariant:
-    check_choice(variant, get_args(McNemarVariant), "McNemar `variant`")
-    return variant  # type: ignore[return-value]
+    return cast(
+        McNemarVariant, check_choice(variant, get_args(McNemarVariant), "McNemar `variant`")
+    )
 
 
 def mcnemar_core(

@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
@@ -104,8 +104,7 @@ TIES: tuple[str, ...] = get_args(Ties)
 
 
 def check_estimator(estimator: object) -> Estimator:
-    check_choice(estimator, ESTIMATORS, "`estimator`")
-    return estimator  # type: ignore[return-value]
+    return cast(Estimator, check_choice(estimator, ESTIMATORS, "`estimator`"))
 
 
 def check_ties(ties: object) -> Ties:

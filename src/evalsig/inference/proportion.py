@@ -281,8 +281,7 @@ def check_prior(prior: object, method: str = "bayes") -> tuple[float, float]:
 
 
 def _check_method(method: object) -> ProportionMethod:
-    check_choice(method, get_args(ProportionMethod), "`method`")
-    return cast(ProportionMethod, method)
+    return cast(ProportionMethod, check_choice(method, get_args(ProportionMethod), "`method`"))
 
 
 def _check_count(value: object, name: str) -> int:

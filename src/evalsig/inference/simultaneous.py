@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 
-from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.validate import check_scores, numeric_array
 from evalsig.errors import DataError, examples
@@ -100,8 +100,7 @@ class SimultaneousResult(Result):
             for array in [getattr(self, name)]
         }
         why_c = "too few resamples for the level" if math.isinf(self.critical_value) else _FLAT
-        if self.seed is None:
-            nulls["seed"] = "unknown: rng was a numpy Generator"
+        seed_null(nulls, self.seed, drew=True)
         constant = "an estimate does not vary across resamples"
         return {
             "kind": "simultaneous",

@@ -189,14 +189,10 @@ def _inspect_version() -> str:
 
 def _settings(confidence_level: object, method: object, cluster: object) -> _Settings:
     """All arguments of :func:`mean_ci`, checked in one place."""
-    from evalsig.inference._common import check_confidence_level
+    from evalsig.inference._common import check_choice, check_confidence_level
 
     level = check_confidence_level(confidence_level)
-    choices = get_args(IntervalMethod)
-    if method not in choices:
-        raise DataError(
-            f"mean_ci: `method` must be one of {', '.join(map(repr, choices))}; got {method!r}."
-        )
+    check_choice(method, get_args(IntervalMethod), "mean_ci: `method`")
     if cluster is not None and (not isinstance(cluster, str) or not cluster):
         raise DataError(
             f"mean_ci: `cluster` names a field of the samples' metadata (a non-empty "

@@ -13,7 +13,7 @@ from evalsig.data.provenance import Provenance
 from evalsig.inference._common import (
     Alternative,
     ConfidenceInterval,
-    check_alternative,
+    IntervalAtAnyLevel,
     check_confidence_level,
 )
 from evalsig.result import Tested
@@ -94,7 +94,7 @@ class NormalEstimate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class JudgeResult(Tested):
+class JudgeResult(IntervalAtAnyLevel, Tested):
     """A judge's scores corrected with human labels: the estimate, its interval, and the
     judge-only and human-only estimates beside it for comparison.
 
@@ -132,18 +132,14 @@ class JudgeResult(Tested):
     """When every human label is the same and the normal standard error is 0: the exact
     bound that gives the interval instead of a zero-width one (the notes say so)."""
 
-    @property
-    def confidence_level(self) -> float:
-        return self.ci.confidence_level
-
-    def confidence_interval(
-        self, confidence_level: float = 0.95, *, alternative: Alternative | None = None
-    ) -> ConfidenceInterval:
-        """The interval at another level (and, if given, for another side)."""
-        side = self.alternative if alternative is None else check_alternative(alternative)
+    def _interval(self, confidence_level: float, side: Alternative) -> tuple[float, float]:
+        """The bounds at a checked level: the exact label bound when it applies, else the
+        normal interval (clipped to ``bounds``)."""
         if self.label_bound is not None:
-            return self.label_bound.interval(confidence_level, side)
-        return normal_interval(self.estimate, self.se, confidence_level, side, self.bounds)
+            ci = self.label_bound.interval(confidence_level, side)
+        else:
+            ci = normal_interval(self.estimate, self.se, confidence_level, side, self.bounds)
+        return ci.low, ci.high
 
     def to_dict(self) -> dict[str, Any]:
         """Strict-JSON-safe fields: NaN and infinities become null, explained in ``nulls``."""

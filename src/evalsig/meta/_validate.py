@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, TypeVar, cast, get_args
+from dataclasses import dataclass
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
 from evalsig.errors import DataError, EvalsigWarning, examples
+from evalsig.inference._common import check_choice, check_confidence_level
 
 __all__ = [
     "METHODS",
     "TESTS",
+    "FitOptions",
+    "I2Basis",
     "MetaConvergenceWarning",
     "Method",
     "Test",
-    "check_choice",
+    "check_fit",
     "check_iteration",
     "check_method",
     "check_test",
@@ -27,34 +31,65 @@ Method = Literal["fe", "dl", "reml", "ml", "pm", "he", "sj", "hs", "eb"]
 maximum likelihood, Paule-Mandel, Hedges, Sidik-Jonkman, Hunter-Schmidt, empirical Bayes."""
 Test = Literal["z", "hksj"]
 """Inference for mu: Wald z, or Hartung-Knapp-Sidik-Jonkman with t(k - p)."""
+I2Basis = Literal["tau2", "q"]
+"""I^2 and H^2 from the estimated tau^2 (metafor) or from Cochran's Q (Higgins & Thompson)."""
 
 METHODS: tuple[str, ...] = get_args(Method)
 TESTS: tuple[str, ...] = get_args(Test)
-
-T = TypeVar("T", bound=str)
 
 
 class MetaConvergenceWarning(EvalsigWarning):
     """An iterative estimator of tau^2 did not converge; the estimates are reported as NaN."""
 
 
-def check_choice(value: object, name: str, choices: tuple[str, ...], hint: str) -> str:
-    """``value`` if it is one of ``choices``, else a DataError naming ``name``."""
-    if not isinstance(value, str) or value not in choices:
-        raise DataError(
-            f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}. {hint}"
-        )
-    return value
-
-
 def check_method(method: object) -> Method:
     hint = "Use 'reml' (the default) unless you need a particular estimator."
-    return cast(Method, check_choice(method, "method", METHODS, hint))
+    return cast(Method, check_choice(method, METHODS, "`method`", hint))
 
 
 def check_test(test: object) -> Test:
     hint = "Use 'hksj' for intervals that keep their level with few reports."
-    return cast(Test, check_choice(test, "test", TESTS, hint))
+    return cast(Test, check_choice(test, TESTS, "`test`", hint))
+
+
+@dataclass(frozen=True, slots=True)
+class FitOptions:
+    """The checked options of a meta-analytic fit (see :func:`check_fit`)."""
+
+    method: Method
+    test: Test
+    level: float
+    basis: I2Basis
+    tol: float
+    max_iter: int
+
+
+def check_fit(
+    method: object,
+    test: object,
+    confidence_level: object,
+    *,
+    i2_basis: object = "tau2",
+    tol: object = 1e-10,
+    max_iter: object = 1000,
+) -> FitOptions:
+    """The options every fit takes, checked in one place and in this order: the tau^2
+    estimator, the test for mu, the confidence level, the I^2 basis and the iteration
+    controls (a DataError naming the first bad one)."""
+    checked_method = check_method(method)
+    checked_test = check_test(test)
+    level = check_confidence_level(confidence_level)
+    hint = "Use 'tau2' (metafor's)."
+    basis = cast(I2Basis, check_choice(i2_basis, get_args(I2Basis), "`i2_basis`", hint))
+    checked_tol, checked_max_iter = check_iteration(tol, max_iter)
+    return FitOptions(
+        method=checked_method,
+        test=checked_test,
+        level=level,
+        basis=basis,
+        tol=checked_tol,
+        max_iter=checked_max_iter,
+    )
 
 
 def check_iteration(tol: object, max_iter: object) -> tuple[float, int]:

@@ -21,16 +21,14 @@ from scipy import special
 
 from evalsig.errors import DataError, examples
 from evalsig.inference import ConfidenceInterval
-from evalsig.inference._common import check_confidence_level
 from evalsig.inference._roots import brentq_rows
 from evalsig.meta._validate import (
+    FitOptions,
+    I2Basis,
     MetaConvergenceWarning,
     Method,
     Test,
-    check_choice,
-    check_iteration,
-    check_method,
-    check_test,
+    check_fit,
     effect_vectors,
 )
 from evalsig.meta.estimators import generalized_q_rows, tau2_batch
@@ -43,7 +41,6 @@ from evalsig.meta.model import (
     K2_NOTE,
     NULL_SET_NOTE,
     RESET_NOTE,
-    I2Basis,
     MetaResult,
     critical,
     read_only,
@@ -205,16 +202,6 @@ def _default_labels(k: int) -> tuple[str, ...]:
     return tuple(str(j + 1) for j in range(k))
 
 
-@dataclass(frozen=True, slots=True)
-class _Options:
-    method: str
-    test: str
-    level: float
-    basis: str
-    tol: float
-    max_iter: int
-
-
 def random_effects_batch(
     estimates: Any,
     variances: Any,
@@ -282,15 +269,7 @@ def random_effects_batch(
     >>> round(fits.result(1).mu, 4)
     71.2065
     """
-    tol, max_iter = check_iteration(tol, max_iter)
-    spec = _Options(
-        method=check_method(method),
-        test=check_test(test),
-        level=check_confidence_level(confidence_level),
-        basis=check_choice(i2_basis, "i2_basis", ("tau2", "q"), "Use 'tau2' (metafor's)."),
-        tol=tol,
-        max_iter=max_iter,
-    )
+    spec = check_fit(method, test, confidence_level, i2_basis=i2_basis, tol=tol, max_iter=max_iter)
     y, v = effect_vectors(estimates, variances)
     codes = _cell_codes(cells, y.size)
     names = _report_labels(labels, y.size)
@@ -352,7 +331,7 @@ def _fit(
     v: np.ndarray,
     counts: np.ndarray,
     labels: tuple[str, ...] | None,
-    spec: _Options,
+    spec: FitOptions,
 ) -> MetaBatch:
     """All cells; ``y``, ``v`` and ``labels`` hold the reports cell by cell, ``counts``
     each cell's k."""
@@ -401,7 +380,7 @@ class _Group:
     """The notes of the cells that have any, by position in the group."""
 
 
-def _fit_group(y: np.ndarray, v: np.ndarray, spec: _Options) -> _Group:
+def _fit_group(y: np.ndarray, v: np.ndarray, spec: FitOptions) -> _Group:
     """Cells with the same number of reports k: ``y`` and ``v`` are ``(cells, k)``."""
     b, k = y.shape
     q = generalized_q_rows(y, v, np.zeros(b)) if k > 1 else np.zeros(b)
@@ -439,7 +418,7 @@ def _fit_group(y: np.ndarray, v: np.ndarray, spec: _Options) -> _Group:
 
 
 def _pooled(
-    y: np.ndarray, v: np.ndarray, tau2: np.ndarray, spec: _Options
+    y: np.ndarray, v: np.ndarray, tau2: np.ndarray, spec: FitOptions
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """mu, its SE (HKSJ-scaled under "hksj"), interval, test and prediction interval; and
     the reports' percent weights."""
@@ -488,7 +467,7 @@ def _statistic(estimate: np.ndarray, se: np.ndarray) -> np.ndarray:
 
 
 def _q_profile(
-    y: np.ndarray, v: np.ndarray, fitted: np.ndarray, spec: _Options
+    y: np.ndarray, v: np.ndarray, fitted: np.ndarray, spec: FitOptions
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Q-profile interval for tau^2 of the cells ``fitted`` (NaN elsewhere) and the null sets.
 
@@ -522,7 +501,7 @@ def _q_profile(
 
 
 def _heterogeneity(
-    v: np.ndarray, q: np.ndarray, columns: dict[str, np.ndarray], spec: _Options
+    v: np.ndarray, q: np.ndarray, columns: dict[str, np.ndarray], spec: FitOptions
 ) -> dict[str, np.ndarray]:
     """I^2 (percent), H^2 and their intervals (mapped from the tau^2 interval)."""
     b, k = v.shape
@@ -554,7 +533,7 @@ def _note_masks(
     reset: np.ndarray,
     scale: np.ndarray,
     null_set: np.ndarray,
-    spec: _Options,
+    spec: FitOptions,
 ) -> list[tuple[str, np.ndarray]]:
     """Which cells get which note, in the order ``random_effects`` adds them."""
     b = reset.size

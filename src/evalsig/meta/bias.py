@@ -13,14 +13,12 @@ from scipy import special, stats
 from evalsig._json import json_safe
 from evalsig.errors import DataError
 from evalsig.inference import ConfidenceInterval
-from evalsig.inference._common import check_confidence_level
+from evalsig.inference._common import check_choice
 from evalsig.meta._validate import (
     MetaConvergenceWarning,
     Method,
     Test,
-    check_choice,
-    check_method,
-    check_test,
+    check_fit,
     effect_vectors,
 )
 from evalsig.meta.model import MetaResult, critical, random_effects
@@ -185,10 +183,9 @@ def egger_test(
     >>> round(res.bias, 3), res.df
     (3.835, 4)
     """
-    chosen = check_choice(model, "model", ("rma", "lm"), "Use 'rma' (metafor's default).")
-    method = check_method(method)
-    test = check_test(test)
-    level = check_confidence_level(confidence_level)
+    chosen = check_choice(model, ("rma", "lm"), "`model`", "Use 'rma' (metafor's default).")
+    spec = check_fit(method, test, confidence_level)
+    method, test, level = spec.method, spec.test, spec.level
     y, v = effect_vectors(estimates, variances)
     k = y.size
     x, n_groups = _egger_design(v, groups)
@@ -483,11 +480,8 @@ def trim_and_fill(
     >>> res.side, res.k0, res.adjusted.mu < res.original.mu
     ('left', 3, True)
     """
-    method = check_method(method)
-    test = check_test(test)
-    level = check_confidence_level(confidence_level)
-    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
-        raise DataError(f"`max_iter` must be a positive integer; got {max_iter!r}.")
+    spec = check_fit(method, test, confidence_level, max_iter=max_iter)
+    method, test, level, max_iter = spec.method, spec.test, spec.level, spec.max_iter
     y, v = effect_vectors(estimates, variances)
     k = y.size
     notes: list[str] = []
@@ -539,7 +533,7 @@ def _choose_side(y: np.ndarray, v: np.ndarray, side: Side | None, method: Method
     """The side given, or metafor's choice: "right" when the Egger slope is negative."""
     k = y.size
     if side is not None:
-        chosen = check_choice(side, "side", ("left", "right"), "Or leave it out.")
+        chosen = check_choice(side, ("left", "right"), "`side`", "Or leave it out.")
         if k < 2:
             raise DataError("trim and fill needs at least 2 reports.")
         return chosen

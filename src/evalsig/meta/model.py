@@ -6,7 +6,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import optimize, special
@@ -16,13 +16,12 @@ from evalsig.errors import DataError
 from evalsig.inference import ConfidenceInterval
 from evalsig.inference._common import check_confidence_level
 from evalsig.meta._validate import (
+    FitOptions,
+    I2Basis,
     MetaConvergenceWarning,
     Method,
     Test,
-    check_choice,
-    check_iteration,
-    check_method,
-    check_test,
+    check_fit,
     effect_vectors,
 )
 from evalsig.meta.estimators import generalized_q, tau2_batch
@@ -30,8 +29,6 @@ from evalsig.result import Tested
 
 __all__ = ["I2Basis", "MetaResult", "random_effects"]
 
-I2Basis = Literal["tau2", "q"]
-"""I^2 and H^2 from the estimated tau^2 (metafor) or from Cochran's Q (Higgins & Thompson)."""
 
 _NAN_CI = (math.nan, math.nan)
 
@@ -354,23 +351,18 @@ def random_effects(
     >>> [round(x, 6) for x in hk.ci]
     [61.710384, 63.069893]
     """
-    method = check_method(method)
-    test = check_test(test)
-    level = check_confidence_level(confidence_level)
-    basis = check_choice(i2_basis, "i2_basis", ("tau2", "q"), "Use 'tau2' (metafor's).")
-    tol, max_iter = check_iteration(tol, max_iter)
+    spec = check_fit(method, test, confidence_level, i2_basis=i2_basis, tol=tol, max_iter=max_iter)
     y, v = effect_vectors(estimates, variances)
     names = _labels(labels, y.size)
     q, q_p = _cochran_q(y, v)
-    tau2, converged, iterations, notes = _estimate_tau2(y, v, method, tol, max_iter)
+    tau2, converged, iterations, notes = _estimate_tau2(y, v, spec.method, spec.tol, spec.max_iter)
     if not converged:
-        message = unconverged_note(method, max_iter)
+        message = unconverged_note(spec.method, spec.max_iter)
         warnings.warn(message, MetaConvergenceWarning, stacklevel=2)
-        return _unconverged(y, v, names, method, test, level, basis, q, q_p, iterations, message)
+        return _unconverged(y, v, names, spec, q, q_p, iterations, message)
     return _converged(
-        y, v, names, method=method, test=test, level=level, basis=basis, tol=tol, q=q,
-        q_p=q_p, tau2=tau2, iterations=iterations, notes=notes,
-    )  # fmt: skip
+        y, v, names, spec, q=q, q_p=q_p, tau2=tau2, iterations=iterations, notes=notes
+    )
 
 
 def _cochran_q(y: np.ndarray, v: np.ndarray) -> tuple[float, float]:
@@ -471,12 +463,8 @@ def _converged(
     y: np.ndarray,
     v: np.ndarray,
     names: tuple[str, ...],
+    spec: FitOptions,
     *,
-    method: Method,
-    test: Test,
-    level: float,
-    basis: str,
-    tol: float,
     q: float,
     q_p: float,
     tau2: float,
@@ -484,6 +472,7 @@ def _converged(
     notes: list[str],
 ) -> MetaResult:
     """The result once tau^2 is estimated: pooled mean, prediction and heterogeneity."""
+    method, test, level, basis = spec.method, spec.test, spec.level, spec.basis
     k = y.size
     pooled = _pooled_mean(y, v, tau2, method, test, level)
     notes = [*notes, *pooled.notes]
@@ -493,7 +482,7 @@ def _converged(
     prediction = _ci(mu - half, mu + half, level)
     tau2_ci = _ci(*_NAN_CI, level)
     if k > 1 and method != "fe":
-        tau2_ci, null_set = q_profile(y, v, level, tol=tol)
+        tau2_ci, null_set = q_profile(y, v, level, tol=spec.tol)
         if null_set:
             notes.append(NULL_SET_NOTE)
     i2, h2, i2_ci, h2_ci = _heterogeneity(v, k, q, tau2_out, tau2_ci, method, basis, level)
@@ -623,15 +612,13 @@ def _unconverged(
     y: np.ndarray,
     v: np.ndarray,
     names: tuple[str, ...],
-    method: str,
-    test: str,
-    level: float,
-    basis: str,
+    spec: FitOptions,
     q: float,
     q_p: float,
     iterations: int,
     message: str,
 ) -> MetaResult:
+    method, test, level, basis = spec.method, spec.test, spec.level, spec.basis
     nan_ci = _ci(*_NAN_CI, level)
     k = y.size
     return MetaResult(

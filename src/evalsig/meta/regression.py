@@ -13,14 +13,11 @@ from scipy import special, stats
 from evalsig._json import json_safe
 from evalsig.errors import DataError
 from evalsig.inference import ConfidenceInterval
-from evalsig.inference._common import check_confidence_level
 from evalsig.meta._validate import (
     MetaConvergenceWarning,
     Method,
     Test,
-    check_iteration,
-    check_method,
-    check_test,
+    check_fit,
     effect_vectors,
 )
 from evalsig.meta.estimators import design_matrix, tau2_design
@@ -241,15 +238,13 @@ def meta_regression(
     >>> round(res.slope, 3), res.pvalue < 0.001
     (3.741, True)
     """
-    method = check_method(method)
-    test = check_test(test)
-    level = check_confidence_level(confidence_level)
-    tol, max_iter = check_iteration(tol, max_iter)
+    spec = check_fit(method, test, confidence_level, tol=tol, max_iter=max_iter)
+    method, test, level = spec.method, spec.test, spec.level
     y, v = effect_vectors(estimates, variances)
     x = design_matrix(moderator, y.size)
     if x.shape[1] != 2:
         raise DataError("`moderator` must be one value per report (a single column).")
-    fit = fit_design(y, v, x, method=method, test=test, tol=tol, max_iter=max_iter)
+    fit = fit_design(y, v, x, method=method, test=test, tol=spec.tol, max_iter=spec.max_iter)
     k = y.size
     notes = list(fit.notes)
     if not fit.converged:

@@ -21,7 +21,7 @@ import numpy as np
 
 from evalsig._documents import MAX_BYTES, load_json, read_text, short
 from evalsig.errors import DataError, FormatError
-from evalsig.meta._validate import check_choice
+from evalsig.inference._common import check_choice
 
 __all__ = ["ReportTable", "Scale", "read_reports"]
 
@@ -112,7 +112,9 @@ def read_reports(data: Any, /, *, scale: Scale = "auto") -> ReportTable:
         return data
     scale = cast(
         Scale,
-        check_choice(scale, "scale", ("auto", "points", "proportion"), "Use 'auto' to detect it."),
+        check_choice(
+            scale, ("auto", "points", "proportion"), "`scale`", "Use 'auto' to detect it."
+        ),
     )
     records, origin = _records(data)
     if not records:

@@ -16,14 +16,13 @@ import numpy as np
 from evalsig._json import SCHEMA_VERSION
 from evalsig.data.provenance import Provenance, file_record, provenance
 from evalsig.errors import DataError
-from evalsig.inference._common import UNKNOWN_SEED, check_confidence_level, seeded
+from evalsig.inference._common import UNKNOWN_SEED, seeded
 from evalsig.meta._validate import (
+    I2Basis,
     MetaConvergenceWarning,
     Method,
     Test,
-    check_iteration,
-    check_method,
-    check_test,
+    check_fit,
 )
 from evalsig.meta.batch import MetaBatch, random_effects_batch
 from evalsig.meta.bias import (
@@ -35,7 +34,7 @@ from evalsig.meta.bias import (
     trim_and_fill,
 )
 from evalsig.meta.estimators import tau2_batch
-from evalsig.meta.model import I2Basis, MetaResult, random_effects
+from evalsig.meta.model import MetaResult, random_effects
 from evalsig.meta.regression import MetaRegressionResult, meta_regression
 from evalsig.meta.reports import ReportTable, Scale, read_reports
 from evalsig.result import Result
@@ -354,10 +353,9 @@ def synthesize(
     >>> [(r.model, r.rank, r.rank_max) for r in res.leaderboards[0].rows]
     [('b', 1, 2), ('a', 2, 1)]
     """
-    method = check_method(method)
-    test = check_test(test)
-    level = check_confidence_level(confidence_level)
-    tol, max_iter = check_iteration(tol, max_iter)
+    spec = check_fit(method, test, confidence_level, tol=tol, max_iter=max_iter)
+    method, test, level = spec.method, spec.test, spec.level
+    tol, max_iter = spec.tol, spec.max_iter
     _check_counts(n_resamples, top)
     generator, seed = seeded(rng)
     table = read_reports(reports, scale=scale)

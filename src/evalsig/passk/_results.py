@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.data.provenance import Provenance
 from evalsig.inference._common import (
     Alternative,
@@ -126,9 +126,7 @@ class _Rows(Result):
         provenance and nulls."""
         nulls: dict[str, str] = {}
         rows = [_row_dict(row, f"rows[{i}]", nulls) for i, row in enumerate(self.rows)]
-        if self.seed is None:
-            drew = any(r.n_resamples for r in self.rows)
-            nulls["seed"] = "unknown: rng was a numpy Generator" if drew else "no random draws"
+        seed_null(nulls, self.seed, drew=any(r.n_resamples for r in self.rows))
         return {
             **fields,
             "rows": rows,

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from evalsig._documents import short
-from evalsig._json import SCHEMA_VERSION, json_safe
+from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.comparison import ComparisonResult, compare_paired
 from evalsig.data import PairedScores, ScoreTable, load_tasks, pair
 from evalsig.data.paired import paired_id_kinds
@@ -123,11 +123,10 @@ class GateResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         nulls: dict[str, str] = {}
-        if self.seed is None:
-            drew = self.correction.method == "romano-wolf" or any(
-                t.comparison.n_resamples is not None for t in self.tasks
-            )
-            nulls["seed"] = "unknown: rng was a numpy Generator" if drew else "no random draws"
+        drew = self.correction.method == "romano-wolf" or any(
+            t.comparison.n_resamples is not None for t in self.tasks
+        )
+        seed_null(nulls, self.seed, drew=drew)
         tasks = []
         for t in self.tasks:
             name = t.task.name

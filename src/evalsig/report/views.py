@@ -25,74 +25,45 @@ _JUDGE_CHECKS = {
     "judge-plan": "plan_summary",
 }
 
+
+def _views(prefix: str = "as", *more: str, **named: str) -> dict[str, str]:
+    """View names of a kind whose functions are ``<prefix>_text`` and ``<prefix>_markdown``
+    (and ``<prefix>_<view>`` for each of ``more``), with ``named`` views named otherwise."""
+    return {view: f"{prefix}_{view}" for view in ("text", "markdown", *more)} | named
+
+
 KINDS: dict[str, tuple[str, dict[str, str]]] = {
-    "comparison": (
-        "comparison",
-        {"text": "as_text", "line": "one_line", "markdown": "as_markdown", "summary": "summary"},
-    ),
-    "score": (
-        "score",
-        {"text": "as_text", "line": "one_line", "markdown": "as_markdown", "html": "as_html"},
-    ),
-    "gate": ("gate", {"text": "as_text", "markdown": "as_markdown"}),
-    "sample-size": ("power", {"text": "sample_size_text", "markdown": "sample_size_markdown"}),
-    "power": ("power", {"text": "power_text", "markdown": "power_markdown"}),
-    "resolution": ("power", {"text": "resolution_text", "markdown": "resolution_markdown"}),
-    "benchmark-resolution": ("power", {"text": "benchmark_text", "markdown": "benchmark_markdown"}),
-    "leaderboard": ("leaderboard", {"text": "as_text", "markdown": "as_markdown"}),
-    "leaderboard-tasks": ("leaderboard", {"text": "tasks_text", "markdown": "tasks_markdown"}),
-    "sequential": ("sequential", {"text": "as_text", "markdown": "as_markdown"}),
-    "meta-analysis": ("meta", {"text": "as_text", "markdown": "as_markdown"}),
-    "random-effects": (
-        "meta",
-        {"text": "random_effects_text", "markdown": "random_effects_markdown"},
-    ),
-    "audit": ("audit", {"text": "as_text", "markdown": "as_markdown"}),
-    "claim-audit": ("audit", {"text": "claim_text", "markdown": "claim_markdown"}),
-    "simulation": ("audit", {"text": "simulation_text", "markdown": "simulation_markdown"}),
-    "pass-at-k": ("passk", {"text": "estimates_text", "markdown": "estimates_markdown"}),
-    "pass-at-k-comparison": (
-        "passk",
-        {"text": "comparison_text", "markdown": "comparison_markdown"},
-    ),
-    "pass-at-k-power": ("passk", {"text": "plan_text", "markdown": "plan_markdown"}),
-    "judge": ("judge", {"text": "as_text", "markdown": "as_markdown", "summary": "summary"}),
-    "arena": ("arena", {"text": "as_text", "markdown": "as_markdown", "summary": "summary"}),
-    "benchmark-noise": ("noise", {"text": "noise_text", "markdown": "noise_markdown"}),
-    "multiplicity": (
-        "multiplicity",
-        {"text": "as_text", "markdown": "as_markdown", "html": "as_html"},
-    ),
-    "sign_test": (
-        "aggregate",
-        {"text": "sign_test_text", "markdown": "sign_test_markdown", "html": "sign_test_html"},
-    ),
-    "dependence": (
-        "aggregate",
-        {"text": "dependence_text", "markdown": "dependence_markdown", "html": "dependence_html"},
-    ),
-    "runs-tradeoff": (
-        "plans",
-        {"text": "runs_tradeoff_text", "markdown": "runs_tradeoff_markdown"},
-    ),
-    "unpaired-shortcut": ("plans", {"text": "unpaired_text", "markdown": "unpaired_markdown"}),
-    "gate-registration": (
-        "plans",
-        {"text": "registration_text", "markdown": "registration_markdown"},
-    ),
-    "simultaneous": (
-        "simultaneous",
-        {"text": "as_text", "markdown": "as_markdown", "html": "as_html"},
-    ),
-    "ingest": ("ingest", {"text": "as_text", "markdown": "as_markdown", "html": "as_html"}),
-    "inference": (
-        "inference",
-        {"text": "as_text", "markdown": "as_markdown", "html": "as_html", "summary": "summary"},
-    ),
-    **{
-        kind: ("agreement", {"text": "as_text", "markdown": "as_markdown", "summary": summary})
-        for kind, summary in _JUDGE_CHECKS.items()
-    },
+    "comparison": ("comparison", _views(line="one_line", summary="summary")),
+    "score": ("score", _views("as", "html", line="one_line")),
+    "gate": ("gate", _views()),
+    "sample-size": ("power", _views("sample_size")),
+    "power": ("power", _views("power")),
+    "resolution": ("power", _views("resolution")),
+    "benchmark-resolution": ("power", _views("benchmark")),
+    "leaderboard": ("leaderboard", _views()),
+    "leaderboard-tasks": ("leaderboard", _views("tasks")),
+    "sequential": ("sequential", _views()),
+    "meta-analysis": ("meta", _views()),
+    "random-effects": ("meta", _views("random_effects")),
+    "audit": ("audit", _views()),
+    "claim-audit": ("audit", _views("claim")),
+    "simulation": ("audit", _views("simulation")),
+    "pass-at-k": ("passk", _views("estimates")),
+    "pass-at-k-comparison": ("passk", _views("comparison")),
+    "pass-at-k-power": ("passk", _views("plan")),
+    "judge": ("judge", _views(summary="summary")),
+    "arena": ("arena", _views(summary="summary")),
+    "benchmark-noise": ("noise", _views("noise")),
+    "multiplicity": ("multiplicity", _views("as", "html")),
+    "sign_test": ("aggregate", _views("sign_test", "html")),
+    "dependence": ("aggregate", _views("dependence", "html")),
+    "runs-tradeoff": ("plans", _views("runs_tradeoff")),
+    "unpaired-shortcut": ("plans", _views("unpaired")),
+    "gate-registration": ("plans", _views("registration")),
+    "simultaneous": ("simultaneous", _views("as", "html")),
+    "ingest": ("ingest", _views("as", "html")),
+    "inference": ("inference", _views("as", "html", summary="summary")),
+    **{kind: ("agreement", _views(summary=summary)) for kind, summary in _JUDGE_CHECKS.items()},
 }
 """Each kind's module in :mod:`evalsig.report` and the names of its view functions (each
 takes the result's ``to_dict()`` form). ``line``, the one-line ``str()`` of a comparison or

@@ -20,13 +20,8 @@ MIN_GRID, MAX_GRID = 10, 100_000
 
 
 def check_method(method: object) -> Method:
-    check_choice(
-        method,
-        get_args(Method),
-        "`method`",
-        "Use 'betting' (the default) unless you need constant work per item.",
-    )
-    return cast(Method, method)
+    hint = "Use 'betting' (the default) unless you need constant work per item."
+    return cast(Method, check_choice(method, get_args(Method), "`method`", hint))
 
 
 def check_grid_size(grid_size: object) -> int:

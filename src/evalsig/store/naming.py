@@ -28,8 +28,8 @@ from evalsig.data.readers.archive import Archive
 from evalsig.data.readers.base import ReadOptions, open_text
 from evalsig.data.readers.helm import _runs, run_spec, task_name
 from evalsig.data.readers.lm_eval import SAMPLES
-from evalsig.data.readers.tabular import binary, loads
-from evalsig.errors import DataError, FormatError, examples
+from evalsig.data.readers.tabular import binary, loads, read_json
+from evalsig.errors import DataError, examples
 
 __all__ = ["ModelName", "Naming", "harness_model"]
 
@@ -127,7 +127,7 @@ def _lm_eval(path: Path, options: ReadOptions) -> Naming:
 
 
 def _lm_eval_name(result: Path, options: ReadOptions) -> ModelName | None:
-    summary = _json(result, options)
+    summary = read_json(result, options)
     if not isinstance(summary, Mapping):
         return None
     name = summary.get("model_name")
@@ -162,7 +162,7 @@ def _inspect(path: Path, options: ReadOptions) -> Naming:
                 return Naming(hint="the log has no header")
             header = loads(archive.read(members[name], options.max_decompressed_bytes))
     else:
-        header = _json(path, options)
+        header = read_json(path, options)
     spec = header.get("eval") if isinstance(header, Mapping) else None
     model = spec.get("model") if isinstance(spec, Mapping) else None
     if not isinstance(model, str) or not model:
@@ -248,7 +248,7 @@ def _records_field(path: Path, options: ReadOptions, column: str, *, jsonl: bool
                         value = record[column]
                         break
     else:
-        document = _json(path, options)
+        document = read_json(path, options)
         if isinstance(document, list):
             value = next(
                 (r[column] for r in document if isinstance(r, Mapping) and r.get(column)), None
@@ -263,12 +263,3 @@ def _loads_or_none(raw: bytes) -> Any:
         return loads(raw)
     except ValueError:
         return None
-
-
-def _json(path: Path, options: ReadOptions) -> Any:
-    with open_text(path, max_decompressed_bytes=options.max_decompressed_bytes) as text:
-        data = binary(text).read()
-    try:
-        return loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise FormatError(f"{path}: not valid JSON ({exc}).") from None

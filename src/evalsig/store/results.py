@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from evalsig._json import SCHEMA_VERSION
+from evalsig._json import SCHEMA_VERSION, record_dict
 from evalsig.result import Result
 
 __all__ = ["IngestReport", "SourceReport", "StoredModel", "StoredSource", "StoredTask"]
@@ -41,22 +41,7 @@ class SourceReport:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "sha256": self.sha256,
-            "kind": self.kind,
-            "format": self.format,
-            "status": self.status,
-            "n_rows": self.n_rows,
-            "models": list(self.models),
-            "tasks": list(self.tasks),
-            "model_origins": list(self.model_origins),
-            "duplicate_of": self.duplicate_of,
-            "replaced": list(self.replaced),
-            "already_stored": list(self.already_stored),
-            "warnings": list(self.warnings),
-            "notes": list(self.notes),
-        }
+        return record_dict(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,12 +110,7 @@ class StoredModel:
     """Fewest and most runs per item."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "n_items": self.n_items,
-            "n_scores": self.n_scores,
-            "runs": list(self.runs),
-        }
+        return record_dict(self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,13 +125,7 @@ class StoredTask:
     models: tuple[StoredModel, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "task": self.task,
-            "metric": self.metric,
-            "filter": self.filter,
-            "n_items": self.n_items,
-            "models": [m.to_dict() for m in self.models],
-        }
+        return record_dict(self)
 
     def to_frame(self) -> Any:
         """One row per model: task, metric, filter (the same on every row, so that the
@@ -203,14 +177,7 @@ class StoredSource:
     n_rows: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "sha256": self.sha256,
-            "kind": self.kind,
-            "format": self.format,
-            "ingested_at": self.ingested_at,
-            "n_rows": self.n_rows,
-        }
+        return record_dict(self)
 
 
 def _count(n: int, noun: str) -> str:
