@@ -9,9 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import ConfidenceLevel, Format, Output, ReadFiles, reads_files
-from evalsig.cli.output import emit_from_file
+from evalsig.cli.app import command, data_errors
+from evalsig.cli.options import ConfidenceLevel, Destination, ReadFiles, reads_files, writes_output
 from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import examples
 
@@ -29,6 +28,7 @@ class Scale(str, Enum):
     example="evalsig agreement labels.csv --judge-column judge --human-column human --seed 0",
 )
 @reads_files("id_column", "separator")
+@writes_output
 def agreement_command(
     file: Annotated[
         str,
@@ -74,8 +74,7 @@ def agreement_command(
         int | None,
         typer.Option(min=0, help="Random seed (default: drawn, and recorded in the result)."),
     ] = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Agreement of a judge with human labels (--judge-column, --human-column), or among
     several raters (--rater-column, --label-column, --id).
@@ -129,7 +128,7 @@ def agreement_command(
             )
         else:  # every other combination was refused above
             raise typer.BadParameter("give the columns of judge vs humans or of raters.")
-        emit_from_file(result, paths[0], output_format, output, title="agreement", seed=seed)
+        destination.emit_from_file(result, paths[0], title="agreement", seed=seed)
 
 
 def _judge_vs_humans(

@@ -8,9 +8,8 @@ from typing import Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import ConfidenceLevel, Format, Output, Seed
-from evalsig.cli.output import emit
+from evalsig.cli.app import command, data_errors
+from evalsig.cli.options import ConfidenceLevel, Destination, Seed, writes_output
 
 __all__ = ["arena_command"]
 
@@ -43,6 +42,7 @@ class ClusterCorrection(str, Enum):
 
 
 @command("arena", example="evalsig arena clean_battle.json --ties davidson --elo")
+@writes_output
 def arena_command(
     file: Annotated[
         str,
@@ -90,8 +90,8 @@ def arena_command(
     confidence_level: ConfidenceLevel = 0.95,
     resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 1000,
     seed: Seed = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Bradley-Terry scores of the models in FILE, with intervals, simultaneous rank
     intervals and tie groups.
@@ -123,4 +123,4 @@ def arena_command(
         if elo:
             result = result.with_online_elo(online_elo(data, k=k_factor))
         document = result.to_dict()
-    emit(document, output_format, output, title="arena leaderboard")
+    destination.emit(document, title="arena leaderboard")

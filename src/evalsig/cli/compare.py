@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     Alternative,
-    Format,
-    Output,
+    Destination,
     Pairing,
     ReadFiles,
     Resamples,
@@ -19,8 +17,8 @@ from evalsig.cli.options import (
     check_level,
     pairs_items,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 
 if TYPE_CHECKING:
@@ -70,6 +68,7 @@ def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
         "where": "Keep rows with COLUMN=VALUE (repeatable), e.g. task=arc.",
     }
 )
+@writes_output
 def compare_command(
     baseline: Annotated[
         str,
@@ -113,8 +112,7 @@ def compare_command(
     seed: Seed = None,
     *,
     pairing: Pairing,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
     from evalsig.data import load
@@ -138,14 +136,14 @@ def compare_command(
             rng=seed,
             **pairing.keywords(),
         )
-        render(result, output_format, output)  # inside: standard input is named "-"
+        render(result, destination)  # inside: standard input is named "-"
 
 
-def render(result: ComparisonResult, output_format: OutputFormat, output: Path | None) -> None:
+def render(result: ComparisonResult, destination: Destination) -> None:
     """Print or write a comparison in the chosen format."""
     data = as_given(result.to_dict())
     significant = result.significant()
     style = (
         "bold yellow" if not significant else ("bold green" if result.estimate > 0 else "bold red")
     )
-    emit(data, output_format, output, style=style, title="Paired comparison")
+    destination.emit(data, style=style, title="Paired comparison")

@@ -8,14 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
     TABLE_OPTIONS,
-    Format,
+    Destination,
     LockTimeout,
     ModelColumn,
-    Output,
     Pairing,
     PairingKeywords,
     ReadFiles,
@@ -23,8 +22,8 @@ from evalsig.cli.options import (
     Workers,
     pairs_items,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
@@ -48,6 +47,7 @@ class Correction(str, Enum):
 @command("leaderboard", example="evalsig leaderboard long.csv --id question_id --score correct")
 @reads_files(*TABLE_OPTIONS, omit=["task", "task_column"])
 @pairs_items
+@writes_output
 def leaderboard_command(
     source: Annotated[
         str | None,
@@ -82,8 +82,7 @@ def leaderboard_command(
     ] = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Rank models with every pairwise paired test, tie groups and rank intervals."""
@@ -122,7 +121,7 @@ def leaderboard_command(
                 raise DataError("--resamples applies to one task; drop it or give one --task.")
             result = leaderboard_tasks(tasks, **common)
         document = as_given(result.to_dict())  # standard input named "-", not its file
-    emit(document, output_format, output, title="Leaderboard")
+    destination.emit(document, title="Leaderboard")
 
 
 def _read(

@@ -8,9 +8,8 @@ from typing import Annotated
 
 import typer
 
-from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail, note
-from evalsig.cli.options import Format, Output, numbers_for_files
-from evalsig.cli.output import emit
+from evalsig.cli.app import EXIT_USAGE, command, data_errors, fail, note
+from evalsig.cli.options import Destination, numbers_for_files, writes_output
 from evalsig.cli.stdin import stdin_paths
 
 __all__ = ["meta_command"]
@@ -46,6 +45,7 @@ def _level(value: float) -> float:
 
 
 @command("meta", example="evalsig meta reports.csv --format markdown")
+@writes_output
 def meta_command(
     reports: Annotated[
         Path,
@@ -76,8 +76,8 @@ def meta_command(
         Path | None,
         typer.Option(help="Write forest and funnel plots (PNG and SVG) to this folder."),
     ] = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Pool each model's reported scores per benchmark with a random-effects model, rank by
     the synthesized scores, and test funnel asymmetry and self-report gaps."""
@@ -106,6 +106,4 @@ def meta_command(
 
             written = write_plots(result, plots)
             note(f"wrote {len(written)} plot files to {plots}")
-    emit(
-        result.to_dict(), output_format, output, title="Meta-analysis of published benchmark scores"
-    )
+    destination.emit(result.to_dict(), title="Meta-analysis of published benchmark scores")

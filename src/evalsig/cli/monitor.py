@@ -30,8 +30,7 @@ from evalsig.cli.app import (
     data_errors,
     verbosity,
 )
-from evalsig.cli.options import Alternative, Format, Output, check_level
-from evalsig.cli.output import emit
+from evalsig.cli.options import Alternative, Destination, check_level, writes_output
 from evalsig.errors import DataError
 
 if TYPE_CHECKING:
@@ -85,6 +84,7 @@ class _Read:
 
 
 @command("monitor", example="tail -f results.jsonl | evalsig monitor - --batch 200 --stop")
+@writes_output
 def monitor_command(
     source: Annotated[
         str,
@@ -137,8 +137,8 @@ def monitor_command(
     poll: Annotated[
         float, typer.Option(min=0.001, help="With --follow: seconds between checks.")
     ] = 0.2,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Monitor a paired comparison as results arrive, with an anytime-valid confidence sequence.
 
@@ -167,7 +167,7 @@ def monitor_command(
             "standard input" if source == "-" else source,
             read,
         )
-        progress_to_stdout = output_format is OutputFormat.text
+        progress_to_stdout = destination.output_format is OutputFormat.text
         try:
             for state in _feed(monitor, rows, batch, read):
                 if verbosity() != "quiet":
@@ -190,13 +190,7 @@ def monitor_command(
             f"read up to n = {result.n:,}, where monitoring stopped.",
         )
     result = replace(result, notes=notes, provenance=_provenance(source, fmt, read))
-    emit(
-        result.to_dict(),
-        output_format,
-        output,
-        style=STYLES[result.status],
-        title="Sequential monitoring",
-    )
+    destination.emit(result.to_dict(), style=STYLES[result.status], title="Sequential monitoring")
     raise typer.Exit(EXIT_CODES[result.status])
 
 

@@ -10,7 +10,8 @@ Every command that reads result files takes the same input options, declared onc
 Other options several commands take are declared here once as well: single options as
 ``Annotated`` types (:data:`Seed`, :data:`ConfidenceLevel` ...), and groups of options
 that a command receives as one object, as the reader options are: :func:`pairs_items`
-(``--on-missing``, ``--on-mismatch``), through :func:`grouped_options`.
+(``--on-missing``, ``--on-mismatch``) and :func:`writes_output` (``--format``,
+``-o/--output``), through :func:`grouped_options`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, cast, get_
 import typer
 
 from evalsig.cli.app import OutputFormat, fail, note
-from evalsig.cli.output import output_problem
+from evalsig.cli.output import emit, emit_from_file, output_problem
 from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ __all__ = [
     "Alternative",
     "ClusterColumn",
     "ConfidenceLevel",
+    "Destination",
     "Filter",
     "Format",
     "IdColumn",
@@ -75,6 +77,7 @@ __all__ = [
     "parse_where",
     "reads_files",
     "renamed",
+    "writes_output",
 ]
 
 IdColumn = Annotated[str | None, typer.Option("--id", help="Item id column.")]
@@ -515,3 +518,31 @@ def pairs_items(func: Callable[..., Any]) -> Callable[..., Any]:
     types = {"on_missing": MissingPolicy, "on_mismatch": MismatchPolicy}
     options = field_options(Pairing, types)
     return grouped_options(func, "pairing", options, group=Pairing, who="pairs_items")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Destination:
+    """Where a command writes its result (``-o/--output``, else standard output), and in
+    which format (``--format``)."""
+
+    output_format: OutputFormat = OutputFormat.text
+    output: Path | None = None
+
+    def emit(self, result: Mapping[str, Any], *, style: str | None = None, title: str) -> None:
+        """Print or write ``result`` (a result's JSON form): :func:`evalsig.cli.output.emit`."""
+        emit(result, self.output_format, self.output, style=style, title=title)
+
+    def emit_from_file(
+        self, result: Any, path: str, *, title: str, seed: int | None = None
+    ) -> None:
+        """Print or write ``result`` with the file it was computed from as its provenance:
+        :func:`evalsig.cli.output.emit_from_file`."""
+        emit_from_file(result, path, self.output_format, self.output, title=title, seed=seed)
+
+
+def writes_output(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command ``--format`` and ``-o/--output`` in place of its
+    ``destination: Destination`` parameter (as :func:`reads_files` gives the reader
+    options)."""
+    options = field_options(Destination, {"output_format": Format, "output": Output})
+    return grouped_options(func, "destination", options, group=Destination, who="writes_output")

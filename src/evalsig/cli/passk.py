@@ -8,21 +8,20 @@ from typing import Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Alternative,
     ConfidenceLevel,
-    Format,
-    Output,
+    Destination,
     Pairing,
     ReadFiles,
     Resamples,
     Seed,
     pairs_items,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 
 __all__ = ["pass_at_k_command"]
@@ -65,6 +64,7 @@ class Ties(str, Enum):
         "the interval and the paired test become cluster-robust (CR2, Bell-McCaffrey).",
     },
 )
+@writes_output
 def pass_at_k_command(
     file: Annotated[
         str,
@@ -116,8 +116,7 @@ def pass_at_k_command(
         list[str] | None, typer.Option(help="Like --where, for CANDIDATE only.")
     ] = None,
     pairing: Pairing,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """pass@k (pass^k, majority@k) of FILE per --k, with intervals over tasks; with
     CANDIDATE, a paired test of the two models per --k.
@@ -179,4 +178,4 @@ def pass_at_k_command(
             ).to_dict()
             title = "pass@k comparison"
         document = as_given(document)
-    emit(document, output_format, output, title=title)
+    destination.emit(document, title=title)

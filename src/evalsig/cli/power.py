@@ -8,13 +8,12 @@ from typing import Annotated
 
 import typer
 
-from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail
+from evalsig.cli.app import EXIT_USAGE, command, data_errors, fail
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Alternative,
-    Format,
+    Destination,
     ModelColumn,
-    Output,
     Pairing,
     ReadFiles,
     Seed,
@@ -22,8 +21,8 @@ from evalsig.cli.options import (
     pairs_items,
     reads_files,
     renamed,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
@@ -56,6 +55,7 @@ Power = Annotated[float, typer.Option("--power", help="Target power (1 - beta)."
 
 @command("power", example="evalsig power --p01 0.075 --p10 0.065 --n 4000")
 @reads_files(*TABLE_OPTIONS)
+@writes_output
 def power_command(
     pilot: Annotated[
         list[str] | None,
@@ -97,8 +97,7 @@ def power_command(
     ] = SizeMethod.normal,
     *,
     read: ReadFiles,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Items needed (N*), power at --n, or the smallest detectable effect.
 
@@ -157,7 +156,7 @@ def power_command(
                 method=method.value,
                 **common,  # type: ignore[arg-type]
             ).to_dict()
-    emit(document, output_format, output, title="Power analysis")
+    destination.emit(document, title="Power analysis")
 
 
 @command(
@@ -165,6 +164,7 @@ def power_command(
 )
 @reads_files(*TABLE_OPTIONS)
 @pairs_items
+@writes_output
 def resolution_command(
     results: Annotated[
         list[str],
@@ -191,8 +191,7 @@ def resolution_command(
     ] = 0,
     bootstrap: Annotated[int | None, typer.Option(min=0, hidden=True)] = None,
     seed: Seed = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Which pairs of a leaderboard can this benchmark resolve? N*, q = N/N* per pair."""
     from evalsig.cli.leaderboard import read_models
@@ -220,4 +219,4 @@ def resolution_command(
             rng=seed,
         )
         document = as_given(result.to_dict())
-    emit(document, output_format, output, title="Benchmark resolution")
+    destination.emit(document, title="Benchmark resolution")

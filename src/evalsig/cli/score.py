@@ -6,14 +6,20 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from enum import Enum
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import TABLE_OPTIONS, Format, Output, ReadFiles, check_level, reads_files
-from evalsig.cli.output import deliver, emit
+from evalsig.cli.options import (
+    TABLE_OPTIONS,
+    Destination,
+    ReadFiles,
+    check_level,
+    reads_files,
+    writes_output,
+)
+from evalsig.cli.output import deliver
 from evalsig.cli.stdin import stdin_paths
 
 __all__ = ["score_command"]
@@ -43,6 +49,7 @@ def _check_prior(value: tuple[float, float] | None) -> tuple[float, float] | Non
 
 @command("score", example="evalsig score results.jsonl --id doc_id --score acc")
 @reads_files(*TABLE_OPTIONS)
+@writes_output
 def score_command(
     paths: Annotated[
         list[str],
@@ -75,8 +82,8 @@ def score_command(
         int, typer.Option(min=100, help="Resamples for --method bootstrap.")
     ] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed (bootstrap).")] = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Each model's mean score with a confidence interval that covers honestly."""
     from evalsig.data import load_tasks
@@ -95,18 +102,17 @@ def score_command(
             for path in read_paths
             for table in load_tasks(path, **read.keywords()).values()
         ]
-    _render(results, output_format, output)
+    _render(results, destination)
 
 
-def _render(
-    results: Sequence[Mapping[str, Any]], output_format: OutputFormat, output: Path | None
-) -> None:
+def _render(results: Sequence[Mapping[str, Any]], destination: Destination) -> None:
     """One score as its full view; several as a table (HTML: one section each; JSON: a list)."""
     from evalsig.report import score as views
 
     if len(results) == 1:
-        emit(results[0], output_format, output, style="bold", title="Score")
+        destination.emit(results[0], style="bold", title="Score")
         return
+    output_format = destination.output_format
     if output_format is OutputFormat.json:
         rendered = json.dumps(list(results), indent=2, allow_nan=False)
     elif output_format is OutputFormat.markdown:
@@ -117,4 +123,4 @@ def _render(
         rendered = page(results, title="Scores")
     else:
         rendered = views.table_text(results)
-    deliver(rendered, output)
+    deliver(rendered, destination.output)
