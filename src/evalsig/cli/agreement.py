@@ -4,8 +4,7 @@ agree with one another (Fleiss' kappa, Krippendorff's alpha)."""
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -17,10 +16,7 @@ from evalsig.errors import examples
 __all__ = ["agreement_command"]
 
 
-class Scale(str, Enum):
-    nominal = "nominal"
-    ordinal = "ordinal"
-    interval = "interval"
+Scale = Literal["nominal", "ordinal", "interval"]
 
 
 @command(
@@ -65,7 +61,7 @@ def agreement_command(
             help="Several raters: the labels' scale, for Krippendorff's alpha (ordinal and "
             "interval need numbers)."
         ),
-    ] = Scale.nominal,
+    ] = "nominal",
     confidence_level: ConfidenceLevel = 0.95,
     resamples: Annotated[
         int, typer.Option(min=100, help="Bootstrap resamples for Fleiss' kappa and alpha.")
@@ -103,7 +99,7 @@ def agreement_command(
         )
     if raters and positive is not None:
         raise typer.BadParameter("--positive is for judge vs humans (--judge-column ...).")
-    if pairwise and scale is not Scale.nominal:
+    if pairwise and scale != "nominal":
         raise typer.BadParameter(
             "--scale is for several raters (--rater-column ...); judge vs humans is nominal."
         )
@@ -124,7 +120,7 @@ def agreement_command(
             )
         elif rater_column is not None and label_column is not None and id_column is not None:
             result = _raters(
-                paths[0], id_column, rater_column, label_column, scale.value, separator, common
+                paths[0], id_column, rater_column, label_column, scale, separator, common
             )
         else:  # every other combination was refused above
             raise typer.BadParameter("give the columns of judge vs humans or of raters.")

@@ -3,8 +3,7 @@ intervals, rank intervals and tie groups."""
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -14,31 +13,11 @@ from evalsig.cli.options import ConfidenceLevel, Destination, Seed, writes_outpu
 __all__ = ["arena_command"]
 
 
-class FormatIn(str, Enum):
-    auto = "auto"
-    fastchat = "fastchat"
-    arena_hard = "arena-hard"
-    alpaca_eval = "alpaca-eval"
-
-
-class Ties(str, Enum):
-    half = "half"
-    davidson = "davidson"
-
-
-class Scale(str, Enum):
-    elo = "elo"
-    logit = "logit"
-
-
-class Interval(str, Enum):
-    sandwich = "sandwich"
-    bootstrap = "bootstrap"
-
-
-class ClusterCorrection(str, Enum):
-    CR2 = "CR2"
-    CR1 = "CR1"
+FormatIn = Literal["auto", "fastchat", "arena-hard", "alpaca-eval"]
+Ties = Literal["half", "davidson"]
+Scale = Literal["elo", "logit"]
+Interval = Literal["sandwich", "bootstrap"]
+ClusterCorrection = Literal["CR2", "CR1"]
 
 
 @command("arena", example="evalsig arena clean_battle.json --ties davidson --elo")
@@ -53,30 +32,30 @@ def arena_command(
     ],
     format_in: Annotated[
         FormatIn, typer.Option("--format-in", help="The log's format (default: detected).")
-    ] = FormatIn.auto,
+    ] = "auto",
     ties: Annotated[
         Ties, typer.Option(help="half: a tie is half a win each way; davidson: a tie parameter.")
-    ] = Ties.half,
+    ] = "half",
     elo: Annotated[
         bool, typer.Option("--elo", help="Also show online Elo (K-factor; order-dependent).")
     ] = False,
     k_factor: Annotated[float, typer.Option("--k", min=0.0, help="K-factor of --elo.")] = 4.0,
     scale: Annotated[Scale, typer.Option(help="Elo scale (400/ln10 * s + 1000) or logit.")] = (
-        Scale.elo
+        "elo"
     ),
     anchor: Annotated[
         str | None, typer.Option(help="A model fixed at 1000 (default: scores average 1000).")
     ] = None,
     interval: Annotated[
         Interval, typer.Option(help="sandwich (cluster-robust by prompt when known) or bootstrap.")
-    ] = Interval.sandwich,
+    ] = "sandwich",
     cluster_correction: Annotated[
         ClusterCorrection,
         typer.Option(
             help="Clustered sandwich: CR2 (small-sample, t intervals) or CR1 (normal).",
             case_sensitive=False,
         ),
-    ] = ClusterCorrection.CR2,
+    ] = "CR2",
     baseline: Annotated[
         str | None, typer.Option(help="arena-hard: the baseline model (default gpt-4-0314).")
     ] = None,
@@ -106,16 +85,14 @@ def arena_command(
     if k_factor <= 0:
         raise typer.BadParameter("--k must be positive, e.g. 4.")
     with data_errors():
-        data = read_battles(
-            file, format=format_in.value, baseline=baseline, style=style, cluster=cluster
-        )
+        data = read_battles(file, format=format_in, baseline=baseline, style=style, cluster=cluster)
         result = bradley_terry(
             data,
-            ties=ties.value,
+            ties=ties,
             anchor=anchor,
-            scale=scale.value,
-            interval=interval.value,
-            cluster_correction=cluster_correction.value,
+            scale=scale,
+            interval=interval,
+            cluster_correction=cluster_correction,
             confidence_level=confidence_level,
             n_resamples=resamples,
             rng=seed,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -39,9 +38,7 @@ LOAD_MODELS_OPTIONS = frozenset(
 """Input options :func:`evalsig.data.models.load_models` takes; others read by task."""
 
 
-class Correction(str, Enum):
-    holm = "holm"
-    bh = "bh"
+Correction = Literal["holm", "bh"]
 
 
 @command("leaderboard", example="evalsig leaderboard long.csv --id question_id --score correct")
@@ -71,7 +68,7 @@ def leaderboard_command(
     pairing: Pairing,
     correction: Annotated[
         Correction, typer.Option(help="Over all pairs: holm (FWER) or bh (FDR).")
-    ] = Correction.holm,
+    ] = "holm",
     alpha: Annotated[float, typer.Option(help="Level of the pairwise tests.")] = 0.05,
     resamples: Annotated[
         int, typer.Option(min=0, help="Bootstrap resamples for percentile rank intervals.")
@@ -106,7 +103,7 @@ def leaderboard_command(
             lock_timeout=lock_timeout,
         )
         common: dict[str, Any] = {
-            "correction": correction.value,
+            "correction": correction,
             "alpha": alpha,
             **pairing.keywords(),
             "executor": executor,

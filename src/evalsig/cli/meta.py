@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -15,27 +14,9 @@ from evalsig.cli.stdin import stdin_paths
 __all__ = ["meta_command"]
 
 
-class MethodOption(str, Enum):
-    reml = "reml"
-    ml = "ml"
-    dl = "dl"
-    pm = "pm"
-    he = "he"
-    sj = "sj"
-    hs = "hs"
-    eb = "eb"
-    fe = "fe"
-
-
-class TestOption(str, Enum):
-    z = "z"
-    hksj = "hksj"
-
-
-class ScaleOption(str, Enum):
-    auto = "auto"
-    points = "points"
-    proportion = "proportion"
+MethodOption = Literal["reml", "ml", "dl", "pm", "he", "sj", "hs", "eb", "fe"]
+TestOption = Literal["z", "hksj"]
+ScaleOption = Literal["auto", "points", "proportion"]
 
 
 def _level(value: float) -> float:
@@ -57,16 +38,16 @@ def meta_command(
     ],
     method: Annotated[
         MethodOption, typer.Option(help="Estimator of tau^2 (between-report variance).")
-    ] = MethodOption.reml,
+    ] = "reml",
     test: Annotated[
         TestOption, typer.Option(help="Inference for the pooled score: z or hksj (t, k-1 df).")
-    ] = TestOption.z,
+    ] = "z",
     confidence_level: Annotated[
         float, typer.Option(callback=_level, help="Level of every interval.")
     ] = 0.95,
     scale: Annotated[
         ScaleOption, typer.Option(help="Scores in points (0-100) or proportions (0-1).")
-    ] = ScaleOption.auto,
+    ] = "auto",
     resamples: Annotated[
         int, typer.Option(min=0, help="Parametric-bootstrap replicates per cell (0: none).")
     ] = 2000,
@@ -93,10 +74,10 @@ def meta_command(
     with data_errors(), stdin_paths([reports]) as paths:
         result = synthesize(
             Path(paths[0]),
-            method=method.value,
-            test=test.value,
+            method=method,
+            test=test,
             confidence_level=confidence_level,
-            scale=scale.value,
+            scale=scale,
             n_resamples=resamples,
             top=top,
             rng=seed,

@@ -51,9 +51,7 @@ STYLES = {
 }
 
 
-class Method(str, Enum):
-    betting = "betting"
-    bernstein = "bernstein"
+Method = Literal["betting", "bernstein"]
 
 
 class InputFormat(str, Enum):
@@ -119,7 +117,7 @@ def monitor_command(
     ] = Alternative.two_sided,
     method: Annotated[
         Method, typer.Option(help="betting (tighter) or bernstein (constant work per item).")
-    ] = Method.betting,
+    ] = "betting",
     stop: Annotated[
         bool, typer.Option("--stop", help="Exit as soon as the difference is resolved.")
     ] = False,
@@ -158,7 +156,7 @@ def monitor_command(
         monitor = SequentialMonitor(
             confidence_level=confidence_level,
             alternative=alternative.value,
-            method=method.value,
+            method=method,
         )
         rows = _rows(
             _lines(source, read, follow=follow, timeout=timeout, poll=poll),

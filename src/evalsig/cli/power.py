@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from enum import Enum
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -29,24 +28,9 @@ from evalsig.errors import DataError
 __all__ = ["power_command", "resolution_command"]
 
 
-class SizeMethod(str, Enum):
-    normal = "normal"
-    exact = "exact"
-    score = "score"
-
-
-class Pairs(str, Enum):
-    adjacent = "adjacent"
-    all = "all"
-
-
-class Correction(str, Enum):
-    holm = "holm"
-    bonferroni = "bonferroni"
-    hochberg = "hochberg"
-    hommel = "hommel"
-    bh = "bh"
-    by = "by"
+SizeMethod = Literal["normal", "exact", "score"]
+Pairs = Literal["adjacent", "all"]
+Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "bh", "by"]
 
 
 Alpha = Annotated[float, typer.Option(help="Significance level of the test.")]
@@ -94,7 +78,7 @@ def power_command(
             help="McNemar N*: normal (Connor), exact (binomial test) or score (the test "
             "compare runs: score test, continuity-corrected below 25 discordant items)."
         ),
-    ] = SizeMethod.normal,
+    ] = "normal",
     *,
     read: ReadFiles,
     destination: Destination,
@@ -137,7 +121,7 @@ def power_command(
                         pair(tables[0], tables[1]),
                         n=n,
                         effect=effect,
-                        method=method.value,
+                        method=method,
                         source=f"pilot: {pilot[0]} vs {pilot[1]}",
                         **common,  # type: ignore[arg-type]
                     ).to_dict()
@@ -153,7 +137,7 @@ def power_command(
                 runs=runs,
                 n=n,
                 baseline_accuracy=accuracy,
-                method=method.value,
+                method=method,
                 **common,  # type: ignore[arg-type]
             ).to_dict()
     destination.emit(document, title="Power analysis")
@@ -179,13 +163,13 @@ def resolution_command(
     pairing: Pairing,
     pairs: Annotated[
         Pairs, typer.Option(help="Adjacent pairs of the ranking, or all pairs.")
-    ] = Pairs.adjacent,
+    ] = "adjacent",
     top: Annotated[int | None, typer.Option(min=2, help="Only the best TOP models.")] = None,
     alpha: Alpha = 0.05,
     power: Power = 0.8,
     correction: Annotated[
         Correction, typer.Option(help="Multiplicity correction over the pairs.")
-    ] = Correction.holm,
+    ] = "holm",
     resamples: Annotated[
         int, typer.Option(min=0, help="Category-bootstrap resamples (needs --cluster).")
     ] = 0,
@@ -210,11 +194,11 @@ def resolution_command(
         )
         result = benchmark_resolution(
             scores,
-            pairs=pairs.value,
+            pairs=pairs,
             top=top,
             alpha=alpha,
             power=power,
-            correction=correction.value,
+            correction=correction,
             n_resamples=resamples,
             rng=seed,
         )

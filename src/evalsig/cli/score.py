@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -25,17 +24,18 @@ from evalsig.cli.stdin import stdin_paths
 __all__ = ["score_command"]
 
 
-class Method(str, Enum):
-    auto = "auto"
-    wilson = "wilson"
-    wilson_cc = "wilson-cc"
-    clopper_pearson = "clopper-pearson"
-    jeffreys = "jeffreys"
-    agresti_coull = "agresti-coull"
-    bayes = "bayes"
-    t = "t"
-    bootstrap = "bootstrap"
-    cluster = "cluster"
+Method = Literal[
+    "auto",
+    "wilson",
+    "wilson-cc",
+    "clopper-pearson",
+    "jeffreys",
+    "agresti-coull",
+    "bayes",
+    "t",
+    "bootstrap",
+    "cluster",
+]
 
 
 def _check_prior(value: tuple[float, float] | None) -> tuple[float, float] | None:
@@ -66,7 +66,7 @@ def score_command(
             "one 0/1 run, Wilson from there; t on per-item means for runs or continuous "
             "scores; CR2 with --cluster)."
         ),
-    ] = Method.auto,
+    ] = "auto",
     confidence_level: Annotated[
         float, typer.Option(help="Confidence level of the interval.", callback=check_level)
     ] = 0.95,
@@ -93,7 +93,7 @@ def score_command(
         results = [
             score(
                 table,
-                method=method.value,
+                method=method,
                 confidence_level=confidence_level,
                 prior=prior,
                 n_resamples=resamples,
