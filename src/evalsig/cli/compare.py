@@ -10,11 +10,12 @@ from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     Alternative,
     Destination,
+    IntervalLevel,
     Pairing,
     ReadFiles,
     Resamples,
     Seed,
-    check_level,
+    TestSide,
     pairs_items,
     reads_files,
     writes_output,
@@ -99,15 +100,11 @@ def compare_command(
             callback=_check_variant,
         ),
     ] = None,
-    alternative: Annotated[
-        Alternative, typer.Option(help="greater: the candidate is better.")
-    ] = Alternative.two_sided,
+    alternative: TestSide = Alternative.two_sided,
     one_sided: Annotated[
         bool, typer.Option("--one-sided", help="Same as --alternative greater.")
     ] = False,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the interval.", callback=check_level)
-    ] = 0.95,
+    confidence_level: IntervalLevel = 0.95,
     resamples: Resamples = 10_000,
     seed: Seed = None,
     *,

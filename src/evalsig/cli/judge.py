@@ -21,6 +21,8 @@ from evalsig.cli.stdin import as_given, stdin_paths
 
 __all__ = ["judge_command", "judge_plan_command"]
 
+Plain = Annotated[bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")]
+
 
 @command(
     "judge",
@@ -66,9 +68,7 @@ def judge_command(
         Alternative | None,
         typer.Option(help="Paired difference: greater means the candidate is better."),
     ] = None,
-    plain: Annotated[
-        bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")
-    ] = False,
+    plain: Plain = False,
     confidence_level: ConfidenceLevel = 0.95,
     *,
     destination: Destination,
@@ -200,9 +200,7 @@ def judge_plan_command(
     alternative: Annotated[
         Alternative, typer.Option(help="With --effect: the test's side.")
     ] = Alternative.two_sided,
-    plain: Annotated[
-        bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")
-    ] = False,
+    plain: Plain = False,
     confidence_level: Annotated[
         float, typer.Option(help="With --half-width: the interval's level.", callback=check_level)
     ] = 0.95,

@@ -49,6 +49,7 @@ __all__ = [
     "IdColumn",
     "InputFormat",
     "InputFormatName",
+    "IntervalLevel",
     "KeyColumn",
     "LockTimeout",
     "Metric",
@@ -65,6 +66,7 @@ __all__ = [
     "Separator",
     "Task",
     "TaskColumn",
+    "TestSide",
     "TextOrJson",
     "TextOrJsonFormat",
     "Where",
@@ -284,8 +286,12 @@ class TextOrJson(str, Enum):
 
 
 TextOrJsonFormat = Annotated[TextOrJson, typer.Option("--format", help="Output format.")]
+TestSide = Annotated[Alternative, typer.Option(help="greater: the candidate is better.")]
 ConfidenceLevel = Annotated[
     float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
+]
+IntervalLevel = Annotated[
+    float, typer.Option(help="Confidence level of the interval.", callback=check_level)
 ]
 Seed = Annotated[int | None, typer.Option(min=0, help="Random seed.")]
 Resamples = Annotated[

@@ -16,6 +16,7 @@ from evalsig.cli.options import (
     Pairing,
     ReadFiles,
     Seed,
+    TestSide,
     numbers_for_files,
     pairs_items,
     reads_files,
@@ -69,9 +70,7 @@ def power_command(
     ] = None,
     alpha: Alpha = 0.05,
     power: Power = 0.8,
-    alternative: Annotated[
-        Alternative, typer.Option(help="greater: the candidate is better.")
-    ] = Alternative.two_sided,
+    alternative: TestSide = Alternative.two_sided,
     method: Annotated[
         SizeMethod,
         typer.Option(

@@ -13,8 +13,8 @@ from evalsig.cli.app import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Destination,
+    IntervalLevel,
     ReadFiles,
-    check_level,
     reads_files,
     writes_output,
 )
@@ -67,9 +67,7 @@ def score_command(
             "scores; CR2 with --cluster)."
         ),
     ] = "auto",
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the interval.", callback=check_level)
-    ] = 0.95,
+    confidence_level: IntervalLevel = 0.95,
     prior: Annotated[
         tuple[float, float] | None,
         typer.Option(
