@@ -8,7 +8,6 @@ import typer
 
 from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
-    Alternative,
     Destination,
     IntervalLevel,
     Pairing,
@@ -100,7 +99,7 @@ def compare_command(
             callback=_check_variant,
         ),
     ] = None,
-    alternative: TestSide = Alternative.two_sided,
+    alternative: TestSide = "two-sided",
     one_sided: Annotated[
         bool, typer.Option("--one-sided", help="Same as --alternative greater.")
     ] = False,
@@ -126,7 +125,7 @@ def compare_command(
             tables[1],
             method=method,
             variant=variant,
-            alternative=alternative.value,
+            alternative=alternative,
             one_sided=one_sided or None,
             confidence_level=confidence_level,
             n_resamples=resamples,

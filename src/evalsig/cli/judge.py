@@ -124,7 +124,7 @@ def judge_command(
                 (bu, cu),
                 (bl, cl),
                 (bh, ch),
-                alternative=(alternative or Alternative.two_sided).value,
+                alternative=alternative or "two-sided",
                 baseline=models[0],
                 candidate=models[1],
                 **common,
@@ -199,7 +199,7 @@ def judge_plan_command(
     alpha: Annotated[float, typer.Option(help="With --effect: the test's level.")] = 0.05,
     alternative: Annotated[
         Alternative, typer.Option(help="With --effect: the test's side.")
-    ] = Alternative.two_sided,
+    ] = "two-sided",
     plain: Plain = False,
     confidence_level: Annotated[
         float, typer.Option(help="With --half-width: the interval's level.", callback=check_level)
@@ -278,7 +278,7 @@ def judge_plan_command(
             plan = labels_for_half_width(half_width, confidence_level=confidence_level, **moments)
         elif effect is not None:
             plan = labels_for_power(
-                effect, alpha=alpha, power=power, alternative=alternative.value, **moments
+                effect, alpha=alpha, power=power, alternative=alternative, **moments
             )
         else:  # refused above
             raise typer.BadParameter("give --half-width or --effect.")

@@ -114,7 +114,7 @@ def monitor_command(
     ] = 0.95,
     alternative: Annotated[
         Alternative, typer.Option(help="greater: only 'candidate better' can be declared.")
-    ] = Alternative.two_sided,
+    ] = "two-sided",
     method: Annotated[
         Method, typer.Option(help="betting (tighter) or bernstein (constant work per item).")
     ] = "betting",
@@ -155,7 +155,7 @@ def monitor_command(
     with data_errors():
         monitor = SequentialMonitor(
             confidence_level=confidence_level,
-            alternative=alternative.value,
+            alternative=alternative,
             method=method,
         )
         rows = _rows(

@@ -270,12 +270,8 @@ Output = Annotated[
 ]
 
 
-class Alternative(str, Enum):
-    """``--alternative``: the side of a test (greater: the candidate is better)."""
-
-    two_sided = "two-sided"
-    greater = "greater"
-    less = "less"
+Alternative = Literal["two-sided", "greater", "less"]
+"""``--alternative``: the side of a test (greater: the candidate is better)."""
 
 
 class TextOrJson(str, Enum):

@@ -151,7 +151,7 @@ def pass_at_k_command(
                 tables[1],
                 ks or [1],
                 method=method or "paired-t",
-                alternative=(alternative or Alternative.two_sided).value,
+                alternative=alternative or "two-sided",
                 **pairing.keywords(),
                 **common,
             ).to_dict()

@@ -10,7 +10,6 @@ import typer
 from evalsig.cli.app import EXIT_USAGE, command, data_errors, fail
 from evalsig.cli.options import (
     TABLE_OPTIONS,
-    Alternative,
     Destination,
     ModelColumn,
     Pairing,
@@ -70,7 +69,7 @@ def power_command(
     ] = None,
     alpha: Alpha = 0.05,
     power: Power = 0.8,
-    alternative: TestSide = Alternative.two_sided,
+    alternative: TestSide = "two-sided",
     method: Annotated[
         SizeMethod,
         typer.Option(
@@ -99,7 +98,7 @@ def power_command(
             EXIT_USAGE,
         )
     with data_errors():
-        common = {"alpha": alpha, "power": power, "alternative": alternative.value}
+        common = {"alpha": alpha, "power": power, "alternative": alternative}
         if pilot:
             if len(pilot) != 2:
                 raise DataError(
