@@ -23,17 +23,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, cast, get_args
+from typing import Annotated, Any, Literal, TypedDict, cast, get_args
 
 import typer
 
 from evalsig.cli.app import OutputFormat, fail, note
 from evalsig.cli.output import emit, emit_from_file, output_problem
 from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
-
-if TYPE_CHECKING:
-    from evalsig.data.paired import OnMismatch as MismatchName
-    from evalsig.data.paired import OnMissing as MissingName
 
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
@@ -134,15 +130,8 @@ KeyColumn = Annotated[
 ]
 
 
-class OnMissing(str, Enum):
-    error = "error"
-    intersect = "intersect"
-
-
-class OnMismatch(str, Enum):
-    error = "error"
-    exclude = "exclude"
-    keep = "keep"
+OnMissing = Literal["error", "intersect"]
+OnMismatch = Literal["error", "exclude", "keep"]
 
 
 MissingPolicy = Annotated[
@@ -496,8 +485,8 @@ class PairingKeywords(TypedDict):
     """The keyword arguments ``on_missing`` and ``on_mismatch`` of the functions that pair
     inputs."""
 
-    on_missing: MissingName
-    on_mismatch: MismatchName
+    on_missing: OnMissing
+    on_mismatch: OnMismatch
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -505,13 +494,13 @@ class Pairing:
     """What to do with items that not every input has (``--on-missing``), or whose content
     key differs between inputs (``--on-mismatch``)."""
 
-    on_missing: OnMissing = OnMissing.error
-    on_mismatch: OnMismatch = OnMismatch.error
+    on_missing: OnMissing = "error"
+    on_mismatch: OnMismatch = "error"
 
     def keywords(self) -> PairingKeywords:
         """``on_missing`` and ``on_mismatch``, as keyword arguments of the functions that
         pair inputs (``compare``, ``model_scores`` ...)."""
-        return {"on_missing": self.on_missing.value, "on_mismatch": self.on_mismatch.value}
+        return {"on_missing": self.on_missing, "on_mismatch": self.on_mismatch}
 
 
 def pairs_items(func: Callable[..., Any]) -> Callable[..., Any]:
