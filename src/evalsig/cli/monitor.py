@@ -15,7 +15,6 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 
@@ -54,11 +53,9 @@ STYLES = {
 Method = Literal["betting", "bernstein"]
 
 
-class InputFormat(str, Enum):
-    auto = "auto"
-    csv = "csv"
-    tsv = "tsv"
-    jsonl = "jsonl"
+Lines = Literal["csv", "tsv", "jsonl"]
+"""How the lines are read: a CSV or TSV table, or JSON Lines."""
+InputFormat = Literal["auto", Lines]
 
 
 @dataclass(slots=True, eq=False)
@@ -106,7 +103,7 @@ def monitor_command(
     ] = "difference",
     input_format: Annotated[
         InputFormat, typer.Option("--input-format", help="Input format; auto: by suffix.")
-    ] = InputFormat.auto,
+    ] = "auto",
     batch: Annotated[int, typer.Option(min=1, help="Report after every N items.")] = 100,
     confidence_level: Annotated[
         float,
@@ -215,7 +212,7 @@ def _feed(
     read.report()  # blank lines after the last row
 
 
-def _provenance(source: str, fmt: InputFormat, read: _Read) -> Provenance:
+def _provenance(source: str, fmt: Lines, read: _Read) -> Provenance:
     """The file (``-`` for standard input) with the size and SHA-256 of what the result
     covers, each side's column as its metric; the version and the time."""
     from evalsig.data.provenance import STDIN, FileRecord, Origin, provenance
@@ -227,19 +224,19 @@ def _provenance(source: str, fmt: InputFormat, read: _Read) -> Provenance:
     labels = ("baseline", "candidate") if len(read.columns) == 2 else ("differences",)
     return provenance(
         {
-            label: Origin(files=(record,), format=fmt.value, metric=column)
+            label: Origin(files=(record,), format=fmt, metric=column)
             for label, column in zip(labels, read.columns, strict=True)
         }
     )
 
 
-def _format(source: str, chosen: InputFormat) -> InputFormat:
-    if chosen is not InputFormat.auto:
+def _format(source: str, chosen: InputFormat) -> Lines:
+    if chosen != "auto":
         return chosen
     suffix = Path(source).suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
-        return InputFormat.jsonl
-    return InputFormat.tsv if suffix == ".tsv" else InputFormat.csv
+        return "jsonl"
+    return "tsv" if suffix == ".tsv" else "csv"
 
 
 def _lines(
@@ -309,7 +306,7 @@ def _readline(stream: IO[str], source: str, number: int) -> str:
 
 def _rows(
     lines: Iterator[tuple[int, str]],
-    fmt: InputFormat,
+    fmt: Lines,
     columns: tuple[str, str, str],
     source: str,
     read: _Read,
@@ -326,12 +323,9 @@ def _rows(
         nonlocal names
         names = read.columns = _fields(found, columns, f"{where} (the header)")
 
-    kind: Literal["csv", "tsv", "jsonl"] = (
-        "jsonl" if fmt is InputFormat.jsonl else "tsv" if fmt is InputFormat.tsv else "csv"
-    )
     records = parse_lines(
         lines,
-        format=kind,
+        format=fmt,
         source=source,
         strict=True,
         what="paired results",
