@@ -24,7 +24,7 @@ from evalsig.inference._common import UNKNOWN_SEED
 from evalsig.meta import synthesize
 from evalsig.power import benchmark_resolution
 from evalsig.release import gate
-from evalsig.release.gate import EXIT_CODES, GateResult
+from evalsig.release.decision import EXIT_CODES, GateResult
 from evalsig.report.power import benchmark_text
 from evalsig.simulate import MixtureDesign
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalsig.data import load
-from evalsig.data.readers import ReadOptions, collect
+from evalsig.data.readers import ReadOptions, collect, read_tables
 from evalsig.data.readers.columnar import read_columnar
 from evalsig.data.table import ScoreTable
 from evalsig.errors import EvalsigError
@@ -538,11 +538,12 @@ def test_run_labels_longer_than_the_head_shows(tmp_path: Path) -> None:
 def test_the_utf8_check_agrees_with_decoding_however_the_reads_fall(
     pieces: list[bytes], size: int
 ) -> None:
-    """Utf8Checked raises exactly when the bytes are not UTF-8, whether a character is cut
-    between two reads or not (reads of 1-7 bytes here; pyarrow asks for 4 MiB)."""
-    import io
+    """ArrowChecked raises exactly when the bytes are not UTF-8, whether a character is cut
+    between two reads or not (reads of 1-7 bytes here; pyarrow asks for 4 MiB), from a plain
+    file and from a gzip file alike."""
+    import gzip
 
-    from evalsig.data.readers.columnar import Utf8Checked
+    from evalsig.data.readers.columnar import ArrowChecked
 
     data = b"".join(pieces)
     try:
@@ -550,17 +551,50 @@ def test_the_utf8_check_agrees_with_decoding_however_the_reads_fall(
         valid = True
     except UnicodeDecodeError:
         valid = False
-    stream = Utf8Checked(io.BytesIO(data))
-    read = bytearray()
-    try:
-        while block := stream.read(size):
-            read += block
-        stream.read(size)  # the end, read again: nothing left, nothing raised
-    except UnicodeDecodeError:
-        assert not valid
-    else:
-        assert valid
-        assert bytes(read) == data
+    with tempfile.TemporaryDirectory() as folder:
+        for gzipped in (False, True):
+            path = Path(folder) / ("data.gz" if gzipped else "data")
+            path.write_bytes(gzip.compress(data) if gzipped else data)
+            read = bytearray()
+            with ArrowChecked(path, gzipped, 1 << 20, str(path)) as stream:
+                try:
+                    while block := stream.read(size):
+                        read += block
+                    stream.read(size)  # the end, read again: nothing left, nothing raised
+                except UnicodeDecodeError:
+                    assert not valid
+                else:
+                    assert valid
+                    assert bytes(read) == data
+
+
+def _read_all(stream: Any, size: int) -> None:
+    while stream.read(size):
+        pass
+
+
+def test_pyarrow_s_inflating_stops_at_the_cap(tmp_path: Path) -> None:
+    """A gzip file that expands past the cap is refused by the columnar path's stream,
+    whatever the size of the reads, and by the command's reading as a whole."""
+    import gzip
+
+    from evalsig.data.readers.columnar import ArrowChecked
+    from evalsig.data.readers.streams import TooLarge
+
+    path = tmp_path / "bomb.csv.gz"
+    text = b"item,score\n" + b"".join(b"q%d,%d\n" % (i, i % 2) for i in range(100_000))
+    path.write_bytes(gzip.compress(text))
+    size = len(text)
+    for read in (1 << 12, 1 << 22, -1):
+        with ArrowChecked(path, True, size, str(path)) as stream:  # exactly at the cap: read
+            assert len(stream.read(read)) == min(size, read if read > 0 else size)
+        with ArrowChecked(path, True, size - 1, str(path)) as stream, pytest.raises(TooLarge):
+            _read_all(stream, read)
+    capped = ReadOptions(max_decompressed_bytes=size - 1)
+    assert read_columnar(path, "csv", capped) is None  # the row reader gives the error
+    with pytest.raises(EvalsigError, match="when decompressed"):
+        read_tables(path, capped)
+    assert read_columnar(path, "csv", ReadOptions(max_decompressed_bytes=size)) is not None
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])

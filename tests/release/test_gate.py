@@ -16,7 +16,7 @@ from evalsig.cli import app
 from evalsig.errors import DataError
 from evalsig.inference.multiplicity import adjust
 from evalsig.release import gate, load_policy, register
-from evalsig.release.gate import _claim_pvalue
+from evalsig.release.decision import _claim_pvalue
 
 
 def _scores(rng: np.random.Generator, n: int, p: float, shift: float) -> tuple[np.ndarray, ...]:

@@ -11,8 +11,8 @@ intervals and tie groups; online Elo only for comparison.
 
 from __future__ import annotations
 
-from evalsig.arena.battles import Battles, battles, compress
-from evalsig.arena.elo import EloRatings, elo
+from evalsig.arena.battle_arrays import Battles, battles, compress
+from evalsig.arena.elo_ratings import EloRatings, elo
 from evalsig.arena.model import bradley_terry
 from evalsig.arena.result import ArenaResult, Covariate
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalsig.arena.battles import Compressed
+from evalsig.arena.battle_arrays import Compressed
 from evalsig.arena.design import Design
 from evalsig.arena.fit import CONVERGED, Ties, newton_many
 

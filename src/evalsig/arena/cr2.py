@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from evalsig.arena.battles import Compressed
+from evalsig.arena.battle_arrays import Compressed
 from evalsig.arena.design import Design
 
 __all__ = ["CR2", "CR2_BUDGET", "Collapsed", "collapse", "cr2", "cr2_cost", "studentized_maxima"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from evalsig.arena.battles import Compressed
+from evalsig.arena.battle_arrays import Compressed
 
 __all__ = ["Design"]
 

@@ -9,7 +9,7 @@ differences),
 * ``ties="davidson"``: ``P(a) = e^{d/2} / D``, ``P(b) = e^{-d/2} / D``,
   ``P(tie) = nu / D`` with ``D = e^{d/2} + e^{-d/2} + nu`` (Davidson 1970).
 
-Newton's method on the rows of :class:`~evalsig.arena.battles.Compressed` (design ``X``:
+Newton's method on the rows of :class:`~evalsig.arena.battle_arrays.Compressed` (design ``X``:
 +1 for a, -1 for b, the anchor's column dropped, then the features; every product is a
 sum by model index, so 200 models cost a 199 x 199 solve per step). The information is
 ``I = sum_r n_r w_r X_r' H_r X_r``; the sandwich is ``I^-1 B I^-1`` with
@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 
 from evalsig.arena import cr2 as sandwich
-from evalsig.arena.battles import Compressed
+from evalsig.arena.battle_arrays import Compressed
 from evalsig.arena.design import Design
 from evalsig.errors import DataError
 

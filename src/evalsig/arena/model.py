@@ -26,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 
-from evalsig.arena.battles import Battles, Compressed, compress
+from evalsig.arena.battle_arrays import Battles, Compressed, compress
 from evalsig.arena.bootstrap import bootstrap_params
 from evalsig.arena.fit import Correction, Fit, Ties, check_estimable, fit
 from evalsig.arena.ranks import Ranks, simultaneous_ranks
@@ -488,7 +488,7 @@ def _with_covariates(
 ) -> Battles:
     if covariates is None:
         return data
-    from evalsig.arena.battles import battles as make
+    from evalsig.arena.battle_arrays import battles as make
 
     if not isinstance(covariates, Mapping) or not covariates:
         raise DataError(

@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from evalsig.arena.battles import Battles, battles
+from evalsig.arena.battle_arrays import Battles, battles
 from evalsig.data.provenance import Origin, file_record
 from evalsig.data.readers.records import read_records
 from evalsig.errors import FormatError

@@ -14,7 +14,7 @@ from evalsig.data.provenance import Provenance
 from evalsig.result import Result
 
 if TYPE_CHECKING:
-    from evalsig.arena.elo import EloRatings
+    from evalsig.arena.elo_ratings import EloRatings
 
 __all__ = ["ELO_SCALE", "ArenaResult", "Covariate"]
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from evalsig.cli.app import command, data_errors
+from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     Destination,
     IntervalLevel,
@@ -114,10 +116,12 @@ def compare_command(
     from evalsig.data import load
 
     with data_errors(), stdin_paths([baseline, candidate], read.input_format) as paths:
-        tables = [
-            load(path, **read.keywords(where=side))
-            for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
-        ]
+        tables = at_once(
+            [
+                partial(load, path, **read.keywords(where=side))
+                for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
+            ]
+        )
         from evalsig.comparison import compare  # after reading: scipy loads meanwhile (preload)
 
         result = compare(

@@ -3,11 +3,13 @@ for one model or a paired test of two."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any, Literal
 
 import typer
 
 from evalsig.cli.app import command, data_errors
+from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Alternative,
@@ -133,10 +135,12 @@ def pass_at_k_command(
         "rng": seed,
     }
     with data_errors(), stdin_paths(given, read.input_format) as paths:
-        tables = [
-            load(path, name=side, **options)
-            for path, side, options in zip(paths, sides, keywords, strict=False)
-        ]
+        tables = at_once(
+            [
+                partial(load, path, name=side, **options)
+                for path, side, options in zip(paths, sides, keywords, strict=False)
+            ]
+        )
         if candidate is None:
             document = pass_at_k(
                 tables[0],

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Annotated, Literal
 
 import typer
 
 from evalsig.cli.app import EXIT_USAGE, command, data_errors, fail
+from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Destination,
@@ -110,10 +112,12 @@ def power_command(
                     "--discordance, --sd and --sd-within (or drop the files)."
                 )
             with stdin_paths(pilot, read.input_format) as paths:
-                tables = [
-                    load(path, name=side, **read.keywords())
-                    for side, path in zip(("baseline", "candidate"), paths, strict=True)
-                ]
+                tables = at_once(
+                    [
+                        partial(load, path, name=side, **read.keywords())
+                        for side, path in zip(("baseline", "candidate"), paths, strict=True)
+                    ]
+                )
                 document = as_given(
                     power_analysis_paired(
                         pair(tables[0], tables[1]),

@@ -7,6 +7,7 @@ from evalsig.judge.agreement import JudgeAgreement, judge_agreement
 from evalsig.judge.bias import LengthBias, PositionBias, length_bias, position_bias
 from evalsig.judge.planning import LabelPlan, Pilot, labels_for_half_width, labels_for_power, pilot
 from evalsig.judge.ppi import ppi_lambda, ppi_mean, ppi_paired_difference
+from evalsig.judge.prevalence import rogan_gladen
 from evalsig.judge.reliability import (
     RaterAgreement,
     Reliability,
@@ -15,7 +16,6 @@ from evalsig.judge.reliability import (
     rater_agreement,
 )
 from evalsig.judge.result import JudgeResult
-from evalsig.judge.rogan_gladen import rogan_gladen
 
 __all__ = [
     "JudgeAgreement",

@@ -22,7 +22,7 @@ from evalsig.power.paired_t import (
     runs_tradeoff,
     variance_components,
 )
-from evalsig.power.resolution import (
+from evalsig.power.resolution_ratio import (
     Resolution,
     resolution,
     resolution_from_rates,

@@ -1,6 +1,6 @@
 """Release gates: a pre-registered family of task claims, corrected and decided at once."""
 
-from evalsig.release.gate import GateResult, TaskVerdict, Verdict, gate
+from evalsig.release.decision import GateResult, TaskVerdict, Verdict, gate
 from evalsig.release.policy import GatePolicy, TaskClaim, load_policy
 from evalsig.release.registration import (
     Registration,

@@ -28,7 +28,7 @@ from evalsig.data.build import Factorized, table_from_long
 from evalsig.data.readers.base import ReadOptions, open_text
 from evalsig.data.readers.collect import MAX_HINT_LABELS, Collector, cluster_hints
 from evalsig.data.readers.delimited import choose_separator, header_problem
-from evalsig.data.readers.streams import GzipStream
+from evalsig.data.readers.streams import GzipStream, over_cap
 from evalsig.data.readers.tabular import (
     RecordMapper,
     binary,
@@ -110,7 +110,6 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
         stream = binary(f)
         gzipped = isinstance(getattr(stream, "raw", None), GzipStream)
         head = bytes(stream.peek(1 << 16))
-        stream = Utf8Checked(stream)  # every byte, as the row reader decodes every line
         if b"\n" not in head or b"\x00" in head:
             raise _NotHere  # a header past the buffer, or binary data: the rows say
         first = head.split(b"\n", 1)[0].decode("utf-8").removeprefix("\ufeff") + "\n"
@@ -126,11 +125,12 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
         one_byte = _one_byte_labels(head[:HEAD], separator, header, labels)
         text_ids = path.stat().st_size * (4 if gzipped else 1) >= ITEMS_AS_TEXT_FROM
         coded = [c for c in labels if c not in one_byte and not (text_ids and c == mapper.id)]
-        text = pa.string()
-        # pyarrow reads the stream on its I/O thread, so inflating a gzip file (zlib
-        # releases the GIL) already overlaps the parsing threads
+    text = pa.string()
+    # pyarrow reads (and inflates) the file on its I/O thread while its other threads parse;
+    # the bytes stay in pyarrow's buffers, checked on the way
+    with ArrowChecked(path, gzipped, options.max_decompressed_bytes, source) as data:
         table = pacsv.read_csv(
-            stream,
+            data,
             read_options=pacsv.ReadOptions(column_names=header, skip_rows=1, block_size=CSV_BLOCK),
             parse_options=pacsv.ParseOptions(delimiter=separator),
             convert_options=pacsv.ConvertOptions(
@@ -147,30 +147,56 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
     return _tables(table, mapper, source, out, text=True)
 
 
-class Utf8Checked:
-    """A binary stream that raises UnicodeDecodeError (a ValueError: the row reader then
-    names the line) when the bytes read from it are not UTF-8. It checks every byte once,
-    whichever columns are used; an ASCII block (most CSV files) at memory speed. pyarrow
-    then reads the text unchecked (``check_utf8=False``)."""
+class ArrowChecked:
+    """A file as pyarrow reads it (a gzip file inflated by pyarrow), handed to pyarrow's CSV
+    parser in pyarrow buffers (``read_buffer``: no copy through Python bytes, whose fresh
+    pages cost more than the parsing). On the way it applies the checks of the row reader's
+    stream: the decompressed bytes stop at the cap (:func:`~evalsig.data.readers.streams.over_cap`),
+    and bytes that are not UTF-8 raise UnicodeDecodeError (a ValueError: the row reader then
+    names the line), every byte checked once whichever columns are used, an ASCII block at
+    memory speed; pyarrow then reads the text unchecked (``check_utf8=False``). Damaged gzip
+    data are pyarrow's OSError, and the row reader names the damage."""
 
-    def __init__(self, raw: Any) -> None:
-        self._raw = raw
+    def __init__(self, path: Path, gzipped: bool, cap: int, source: str) -> None:
+        import pyarrow as pa
+
+        file = pa.OSFile(str(path))
+        self._stream = pa.CompressedInputStream(file, "gzip") if gzipped else file
+        self._left = cap if gzipped else None  # the cap is on decompressed bytes
+        self._cap = cap
+        self._source = source
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self._pending = False  # a character cut at the end of the last block
 
     @property
     def closed(self) -> bool:
-        return bool(self._raw.closed)
+        return bool(self._stream.closed)
 
     def readable(self) -> bool:
         return True
 
-    def read(self, size: int = -1) -> bytes:
-        data: bytes = self._raw.read(size)
-        if self._pending or not data.isascii():
-            self._decoder.decode(data, final=not data)
+    def __enter__(self) -> ArrowChecked:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stream.close()
+
+    def read_buffer(self, size: int | None = -1) -> Any:
+        if size is None or size < 0:  # the rest, but no more than the cap allows
+            size = CSV_BLOCK if self._left is None else self._left + 1
+        buffer = self._stream.read_buffer(size)
+        if self._left is not None:
+            self._left -= buffer.size
+            if self._left < 0:
+                raise over_cap(self._source, self._cap)
+        data = np.frombuffer(buffer, dtype=np.uint8)
+        if self._pending or not data.size or int(data.max()) >= 0x80:
+            self._decoder.decode(memoryview(buffer), final=not data.size)
             self._pending = bool(self._decoder.getstate()[0])
-        return data
+        return buffer
+
+    def read(self, size: int | None = -1) -> bytes:
+        return bytes(self.read_buffer(size).to_pybytes())
 
 
 HEAD = 1 << 16

@@ -17,7 +17,7 @@ drawn to the edge of the plot with an arrow and called unbounded in the tooltip.
 """
 
 from evalsig.report.svg.charts import lines, scatter
-from evalsig.report.svg.forest import ForestRow, forest
-from evalsig.report.svg.heatmap import heatmap
+from evalsig.report.svg.forests import ForestRow, forest
+from evalsig.report.svg.heatmaps import heatmap
 
 __all__ = ["ForestRow", "forest", "heatmap", "lines", "scatter"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evalsig.arena.battles import Battles
+from evalsig.arena.battle_arrays import Battles
 from evalsig.inference._common import check_number
 
 __all__ = ["MAX_K_SHARE", "ORDER_NOTE", "EloRatings", "elo"]
