@@ -4,24 +4,19 @@ agree with one another (Fleiss' kappa, Krippendorff's alpha)."""
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import ConfidenceLevel, Format, Output, ReadFiles, reads_files
-from evalsig.cli.output import emit_from_file
+from evalsig.cli.app import command, data_errors
+from evalsig.cli.options import ConfidenceLevel, Destination, ReadFiles, reads_files, writes_output
 from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import examples
 
 __all__ = ["agreement_command"]
 
 
-class Scale(str, Enum):
-    nominal = "nominal"
-    ordinal = "ordinal"
-    interval = "interval"
+Scale = Literal["nominal", "ordinal", "interval"]
 
 
 @command(
@@ -29,6 +24,7 @@ class Scale(str, Enum):
     example="evalsig agreement labels.csv --judge-column judge --human-column human --seed 0",
 )
 @reads_files("id_column", "separator")
+@writes_output
 def agreement_command(
     file: Annotated[
         str,
@@ -65,7 +61,7 @@ def agreement_command(
             help="Several raters: the labels' scale, for Krippendorff's alpha (ordinal and "
             "interval need numbers)."
         ),
-    ] = Scale.nominal,
+    ] = "nominal",
     confidence_level: ConfidenceLevel = 0.95,
     resamples: Annotated[
         int, typer.Option(min=100, help="Bootstrap resamples for Fleiss' kappa and alpha.")
@@ -74,8 +70,7 @@ def agreement_command(
         int | None,
         typer.Option(min=0, help="Random seed (default: drawn, and recorded in the result)."),
     ] = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Agreement of a judge with human labels (--judge-column, --human-column), or among
     several raters (--rater-column, --label-column, --id).
@@ -104,7 +99,7 @@ def agreement_command(
         )
     if raters and positive is not None:
         raise typer.BadParameter("--positive is for judge vs humans (--judge-column ...).")
-    if pairwise and scale is not Scale.nominal:
+    if pairwise and scale != "nominal":
         raise typer.BadParameter(
             "--scale is for several raters (--rater-column ...); judge vs humans is nominal."
         )
@@ -125,11 +120,11 @@ def agreement_command(
             )
         elif rater_column is not None and label_column is not None and id_column is not None:
             result = _raters(
-                paths[0], id_column, rater_column, label_column, scale.value, separator, common
+                paths[0], id_column, rater_column, label_column, scale, separator, common
             )
         else:  # every other combination was refused above
             raise typer.BadParameter("give the columns of judge vs humans or of raters.")
-        emit_from_file(result, paths[0], output_format, output, title="agreement", seed=seed)
+        destination.emit_from_file(result, paths[0], title="agreement", seed=seed)
 
 
 def _judge_vs_humans(

@@ -3,46 +3,25 @@ intervals, rank intervals and tie groups."""
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import ConfidenceLevel, Format, Output, Seed
-from evalsig.cli.output import emit
+from evalsig.cli.app import command, data_errors
+from evalsig.cli.options import ConfidenceLevel, Destination, Seed, writes_output
 
 __all__ = ["arena_command"]
 
 
-class FormatIn(str, Enum):
-    auto = "auto"
-    fastchat = "fastchat"
-    arena_hard = "arena-hard"
-    alpaca_eval = "alpaca-eval"
-
-
-class Ties(str, Enum):
-    half = "half"
-    davidson = "davidson"
-
-
-class Scale(str, Enum):
-    elo = "elo"
-    logit = "logit"
-
-
-class Interval(str, Enum):
-    sandwich = "sandwich"
-    bootstrap = "bootstrap"
-
-
-class ClusterCorrection(str, Enum):
-    CR2 = "CR2"
-    CR1 = "CR1"
+FormatIn = Literal["auto", "fastchat", "arena-hard", "alpaca-eval"]
+Ties = Literal["half", "davidson"]
+Scale = Literal["elo", "logit"]
+Interval = Literal["sandwich", "bootstrap"]
+ClusterCorrection = Literal["CR2", "CR1"]
 
 
 @command("arena", example="evalsig arena clean_battle.json --ties davidson --elo")
+@writes_output
 def arena_command(
     file: Annotated[
         str,
@@ -53,30 +32,30 @@ def arena_command(
     ],
     format_in: Annotated[
         FormatIn, typer.Option("--format-in", help="The log's format (default: detected).")
-    ] = FormatIn.auto,
+    ] = "auto",
     ties: Annotated[
         Ties, typer.Option(help="half: a tie is half a win each way; davidson: a tie parameter.")
-    ] = Ties.half,
+    ] = "half",
     elo: Annotated[
         bool, typer.Option("--elo", help="Also show online Elo (K-factor; order-dependent).")
     ] = False,
     k_factor: Annotated[float, typer.Option("--k", min=0.0, help="K-factor of --elo.")] = 4.0,
     scale: Annotated[Scale, typer.Option(help="Elo scale (400/ln10 * s + 1000) or logit.")] = (
-        Scale.elo
+        "elo"
     ),
     anchor: Annotated[
         str | None, typer.Option(help="A model fixed at 1000 (default: scores average 1000).")
     ] = None,
     interval: Annotated[
         Interval, typer.Option(help="sandwich (cluster-robust by prompt when known) or bootstrap.")
-    ] = Interval.sandwich,
+    ] = "sandwich",
     cluster_correction: Annotated[
         ClusterCorrection,
         typer.Option(
             help="Clustered sandwich: CR2 (small-sample, t intervals) or CR1 (normal).",
             case_sensitive=False,
         ),
-    ] = ClusterCorrection.CR2,
+    ] = "CR2",
     baseline: Annotated[
         str | None, typer.Option(help="arena-hard: the baseline model (default gpt-4-0314).")
     ] = None,
@@ -90,8 +69,8 @@ def arena_command(
     confidence_level: ConfidenceLevel = 0.95,
     resamples: Annotated[int, typer.Option(min=100, help="Bootstrap resamples.")] = 1000,
     seed: Seed = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Bradley-Terry scores of the models in FILE, with intervals, simultaneous rank
     intervals and tie groups.
@@ -106,16 +85,14 @@ def arena_command(
     if k_factor <= 0:
         raise typer.BadParameter("--k must be positive, e.g. 4.")
     with data_errors():
-        data = read_battles(
-            file, format=format_in.value, baseline=baseline, style=style, cluster=cluster
-        )
+        data = read_battles(file, format=format_in, baseline=baseline, style=style, cluster=cluster)
         result = bradley_terry(
             data,
-            ties=ties.value,
+            ties=ties,
             anchor=anchor,
-            scale=scale.value,
-            interval=interval.value,
-            cluster_correction=cluster_correction.value,
+            scale=scale,
+            interval=interval,
+            cluster_correction=cluster_correction,
             confidence_level=confidence_level,
             n_resamples=resamples,
             rng=seed,
@@ -123,4 +100,4 @@ def arena_command(
         if elo:
             result = result.with_online_elo(online_elo(data, k=k_factor))
         document = result.to_dict()
-    emit(document, output_format, output, title="arena leaderboard")
+    destination.emit(document, title="arena leaderboard")

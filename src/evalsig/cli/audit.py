@@ -16,18 +16,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors, note
+from evalsig.cli.app import command, data_errors, note
 from evalsig.cli.options import (
-    Format,
-    Output,
+    Destination,
     ReadFiles,
     Scheduler,
     Workers,
     field_options,
     grouped_options,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
@@ -151,6 +150,7 @@ def _list_methods() -> str:
 @command("audit", example="evalsig audit --simulations 200 --seed 1")
 @reads_files("id_column", "score_column", "run_column", "task", "metric", "input_format")
 @designs_benchmark
+@writes_output
 def audit_command(
     simulations: Annotated[
         int, typer.Option("--simulations", min=1, help="Simulated benchmarks.")
@@ -177,8 +177,7 @@ def audit_command(
     list_methods: Annotated[
         bool, typer.Option("--list-methods", help="List the methods and their definitions.")
     ] = False,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Power, false-positive rate and CI width of every interval method, honest and not,
     on the same simulated benchmarks (default: the article's design and table)."""
@@ -202,7 +201,7 @@ def audit_command(
                 rng=seed,
                 executor=executor,
             )
-    emit(result.to_dict(), output_format, output, title="Method audit")
+    destination.emit(result.to_dict(), title="Method audit")
 
 
 @command(
@@ -211,6 +210,7 @@ def audit_command(
 @reads_files(
     "id_column", "score_column", "run_column", "cluster_column", "task", "metric", "input_format"
 )
+@writes_output
 def audit_claim_command(
     baseline: Annotated[str, typer.Argument(help="Baseline results (runs x items; -: stdin).")],
     candidate: Annotated[str, typer.Argument(help="Candidate results on the same items.")],
@@ -243,8 +243,7 @@ def audit_claim_command(
     ] = 0.2,
     *,
     read: ReadFiles,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Check a reported interval (--ci or --half-width) or --pvalue against the honest
     paired analysis of the same results, and name the shortcut that explains it."""
@@ -270,10 +269,8 @@ def audit_claim_command(
         )
         document = as_given(result.to_dict())
     flagged = result.verdict in ("too narrow", "estimate differs")
-    emit(
+    destination.emit(
         document,
-        output_format,
-        output,
         style="bold red" if flagged else "bold green",
         title="Claim audit",
     )
@@ -282,6 +279,7 @@ def audit_claim_command(
 @command("simulate", example="evalsig simulate --n-items 500 --uplift 0.02 --seed 1")
 @reads_files("id_column", "score_column", "run_column", "task", "metric", "input_format")
 @designs_benchmark
+@writes_output
 def simulate_command(
     design_options: DesignOptions,
     *,
@@ -295,8 +293,7 @@ def simulate_command(
         Path | None,
         typer.Option(help="Write baseline.csv, clone.csv and finetune.csv (long format) here."),
     ] = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Simulate one benchmark (baseline, clone, fine-tune): accuracies, run-to-run SD,
     consistency, discordance, and the power of McNemar and the paired t for the design."""
@@ -315,7 +312,7 @@ def simulate_command(
             ):
                 _write_long(save / f"{name}.csv", scores, sim.clusters)
             note(f"wrote baseline.csv, clone.csv and finetune.csv to {save}")
-    emit(result.to_dict(), output_format, output, title="Simulated benchmark")
+    destination.emit(result.to_dict(), title="Simulated benchmark")
 
 
 def _write_long(path: Path, scores: np.ndarray, clusters: np.ndarray | None) -> None:

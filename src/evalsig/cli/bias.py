@@ -7,9 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import ConfidenceLevel, Format, Output, ReadFiles, reads_files
-from evalsig.cli.output import emit_from_file
+from evalsig.cli.app import command, data_errors
+from evalsig.cli.options import ConfidenceLevel, Destination, ReadFiles, reads_files, writes_output
 from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import examples
 
@@ -30,6 +29,7 @@ _A, _B = {"a", "model_a"}, {"b", "model_b"}
     example="evalsig position-bias judgments.csv --choice-column choice --first-column first",
 )
 @reads_files("separator")
+@writes_output
 def position_bias_command(
     file: File,
     choice_column: Annotated[
@@ -50,8 +50,7 @@ def position_bias_command(
     confidence_level: ConfidenceLevel = 0.95,
     *,
     read: ReadFiles,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """How often the judge prefers the response shown first, minus 1/2 (0: no position
     bias), with an exact interval and test; with --pair-column, pairs are clusters and the
@@ -82,7 +81,7 @@ def position_bias_command(
             pair=pairs if pair_column is not None else None,
             confidence_level=confidence_level,
         )
-        emit_from_file(result, paths[0], output_format, output, title="position bias")
+        destination.emit_from_file(result, paths[0], title="position bias")
 
 
 @command(
@@ -91,6 +90,7 @@ def position_bias_command(
     "--length-a-column len_a --length-b-column len_b",
 )
 @reads_files("separator")
+@writes_output
 def length_bias_command(
     file: File,
     preference_column: Annotated[
@@ -123,8 +123,7 @@ def length_bias_command(
     confidence_level: ConfidenceLevel = 0.95,
     *,
     read: ReadFiles,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """How the judge's preference for A follows the length difference len(A) - len(B):
     correlation and logistic slope (sandwich SE, per unit of length), beside the humans'
@@ -176,7 +175,7 @@ def length_bias_command(
             human=human if human_column is not None else None,
             confidence_level=confidence_level,
         )
-        emit_from_file(result, paths[0], output_format, output, title="length bias")
+        destination.emit_from_file(result, paths[0], title="length bias")
 
 
 def _present(value: Any, column: str, where: str) -> Any:

@@ -3,26 +3,24 @@
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
-    Alternative,
-    Format,
-    Output,
+    Destination,
+    IntervalLevel,
     Pairing,
     ReadFiles,
     Resamples,
     Seed,
-    check_level,
+    TestSide,
     pairs_items,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 
 if TYPE_CHECKING:
@@ -72,6 +70,7 @@ def _check_variant(ctx: typer.Context, value: str | None) -> str | None:
         "where": "Keep rows with COLUMN=VALUE (repeatable), e.g. task=arc.",
     }
 )
+@writes_output
 def compare_command(
     baseline: Annotated[
         str,
@@ -102,21 +101,16 @@ def compare_command(
             callback=_check_variant,
         ),
     ] = None,
-    alternative: Annotated[
-        Alternative, typer.Option(help="greater: the candidate is better.")
-    ] = Alternative.two_sided,
+    alternative: TestSide = "two-sided",
     one_sided: Annotated[
         bool, typer.Option("--one-sided", help="Same as --alternative greater.")
     ] = False,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the interval.", callback=check_level)
-    ] = 0.95,
+    confidence_level: IntervalLevel = 0.95,
     resamples: Resamples = 10_000,
     seed: Seed = None,
     *,
     pairing: Pairing,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
     from evalsig.data import load
@@ -135,21 +129,21 @@ def compare_command(
             tables[1],
             method=method,
             variant=variant,
-            alternative=alternative.value,
+            alternative=alternative,
             one_sided=one_sided or None,
             confidence_level=confidence_level,
             n_resamples=resamples,
             rng=seed,
             **pairing.keywords(),
         )
-        render(result, output_format, output)  # inside: standard input is named "-"
+        render(result, destination)  # inside: standard input is named "-"
 
 
-def render(result: ComparisonResult, output_format: OutputFormat, output: Path | None) -> None:
+def render(result: ComparisonResult, destination: Destination) -> None:
     """Print or write a comparison in the chosen format."""
     data = as_given(result.to_dict())
     significant = result.significant()
     style = (
         "bold yellow" if not significant else ("bold green" if result.estimate > 0 else "bold red")
     )
-    emit(data, output_format, output, style=style, title="Paired comparison")
+    destination.emit(data, style=style, title="Paired comparison")

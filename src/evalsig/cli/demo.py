@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.compare import render
+from evalsig.cli.options import Destination
 from evalsig.cli.output import result_console
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def demo_command(
         for label, name in (("A", "finetune-a"), ("B", "finetune-b")):
             console.print(f"Fine-tune {label} vs base", style="bold")
             result = compare(base, load(files[name], run_column="run"), one_sided=True)
-            render(result, OutputFormat.text, None)
+            render(result, Destination())
             results.append(result.to_dict())
             console.print()
         report_path = directory / "report.html"

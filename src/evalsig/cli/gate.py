@@ -14,8 +14,16 @@ from rich.table import Table
 from rich.text import Text
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import TABLE_OPTIONS, Format, Output, ReadFiles, Seed, reads_files
-from evalsig.cli.output import emit, result_console
+from evalsig.cli.options import (
+    TABLE_OPTIONS,
+    Destination,
+    Output,
+    ReadFiles,
+    Seed,
+    reads_files,
+    writes_output,
+)
+from evalsig.cli.output import result_console
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.report.gate import HEADER, family_line, rows
 
@@ -41,6 +49,7 @@ def register_command(
 
 @command("gate", example="evalsig gate --policy policy.yaml results/base results/cand")
 @reads_files(*TABLE_OPTIONS, omit=["task"])
+@writes_output
 def gate_command(
     baseline: Annotated[
         str, typer.Argument(help="Baseline results: a directory or files (-: stdin).")
@@ -60,8 +69,8 @@ def gate_command(
         int, typer.Option(min=100, help="Resamples for resampling methods.")
     ] = 10_000,
     seed: Seed = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Decide a release: test every pre-registered task claim, correct, apply the rule.
 
@@ -85,7 +94,7 @@ def gate_command(
             rng=seed,
         )
         document = as_given(result.to_dict())  # standard input named "-", not its file
-    _render(document, output_format, output)
+    _render(document, destination)
     raise typer.Exit(result.exit_code)
 
 
@@ -102,14 +111,12 @@ def _results(path: str, read: dict[str, Any]) -> Any:
 STYLES = {"PASS": "bold green", "FAIL": "bold red", "INCONCLUSIVE": "bold yellow"}
 
 
-def _render(data: dict[str, Any], output_format: OutputFormat, output: Path | None) -> None:
-    if output_format is OutputFormat.text and output is None:
+def _render(data: dict[str, Any], destination: Destination) -> None:
+    if destination.output_format is OutputFormat.text and destination.output is None:
         _print_rich(data)
         return
-    emit(
+    destination.emit(
         data,
-        output_format,
-        output,
         style=STYLES[data["verdict"]],
         title=f"Release gate {data['policy']['name']}",
     )

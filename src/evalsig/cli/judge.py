@@ -7,20 +7,21 @@ from typing import Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     Alternative,
     ConfidenceLevel,
-    Format,
-    Output,
+    Destination,
     ReadFiles,
     check_level,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit, emit_from_file
 from evalsig.cli.stdin import as_given, stdin_paths
 
 __all__ = ["judge_command", "judge_plan_command"]
+
+Plain = Annotated[bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")]
 
 
 @command(
@@ -28,6 +29,7 @@ __all__ = ["judge_command", "judge_plan_command"]
     example="evalsig judge judged.csv --judge-column judge --human-column human",
 )
 @reads_files("id_column", "cluster_column", "separator")
+@writes_output
 def judge_command(
     file: Annotated[
         str,
@@ -66,12 +68,10 @@ def judge_command(
         Alternative | None,
         typer.Option(help="Paired difference: greater means the candidate is better."),
     ] = None,
-    plain: Annotated[
-        bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")
-    ] = False,
+    plain: Plain = False,
     confidence_level: ConfidenceLevel = 0.95,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """The mean human score of FILE's items, from the judge's scores on all of them and
     human labels on a random subset (prediction-powered inference, PPI++); with
@@ -124,7 +124,7 @@ def judge_command(
                 (bu, cu),
                 (bl, cl),
                 (bh, ch),
-                alternative=(alternative or Alternative.two_sided).value,
+                alternative=alternative or "two-sided",
                 baseline=models[0],
                 candidate=models[1],
                 **common,
@@ -132,7 +132,7 @@ def judge_command(
         else:
             result = ppi_mean(*table.split(0), **common)
         result = replace(result, notes=(*table.notes, *result.notes))
-        emit_from_file(result, paths[0], output_format, output, title="judge correction")
+        destination.emit_from_file(result, paths[0], title="judge correction")
 
 
 @command(
@@ -141,6 +141,7 @@ def judge_command(
     "--half-width 0.03",
 )
 @reads_files("separator")
+@writes_output
 def judge_plan_command(
     file: Annotated[
         str | None,
@@ -198,17 +199,14 @@ def judge_plan_command(
     alpha: Annotated[float, typer.Option(help="With --effect: the test's level.")] = 0.05,
     alternative: Annotated[
         Alternative, typer.Option(help="With --effect: the test's side.")
-    ] = Alternative.two_sided,
-    plain: Annotated[
-        bool, typer.Option("--plain", help="Plain PPI (lambda = 1) instead of PPI++.")
-    ] = False,
+    ] = "two-sided",
+    plain: Plain = False,
     confidence_level: Annotated[
         float, typer.Option(help="With --half-width: the interval's level.", callback=check_level)
     ] = 0.95,
     *,
     read: ReadFiles,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """How many human labels a judge correction (PPI++) needs for an interval of
     --half-width, or to detect --effect with --power; beside the labels the humans alone
@@ -280,10 +278,10 @@ def judge_plan_command(
             plan = labels_for_half_width(half_width, confidence_level=confidence_level, **moments)
         elif effect is not None:
             plan = labels_for_power(
-                effect, alpha=alpha, power=power, alternative=alternative.value, **moments
+                effect, alpha=alpha, power=power, alternative=alternative, **moments
             )
         else:  # refused above
             raise typer.BadParameter("give --half-width or --effect.")
         plan = replace(plan, notes=(*notes, *plan.notes), provenance=record)
         document = as_given(plan.to_dict())
-    emit(document, output_format, output, title="human labels for a judge correction")
+    destination.emit(document, title="human labels for a judge correction")

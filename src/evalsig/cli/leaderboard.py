@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
     TABLE_OPTIONS,
-    Format,
+    Destination,
     LockTimeout,
     ModelColumn,
-    Output,
     Pairing,
     PairingKeywords,
     ReadFiles,
@@ -23,8 +21,8 @@ from evalsig.cli.options import (
     Workers,
     pairs_items,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
@@ -40,14 +38,13 @@ LOAD_MODELS_OPTIONS = frozenset(
 """Input options :func:`evalsig.data.models.load_models` takes; others read by task."""
 
 
-class Correction(str, Enum):
-    holm = "holm"
-    bh = "bh"
+Correction = Literal["holm", "bh"]
 
 
 @command("leaderboard", example="evalsig leaderboard long.csv --id question_id --score correct")
 @reads_files(*TABLE_OPTIONS, omit=["task", "task_column"])
 @pairs_items
+@writes_output
 def leaderboard_command(
     source: Annotated[
         str | None,
@@ -71,7 +68,7 @@ def leaderboard_command(
     pairing: Pairing,
     correction: Annotated[
         Correction, typer.Option(help="Over all pairs: holm (FWER) or bh (FDR).")
-    ] = Correction.holm,
+    ] = "holm",
     alpha: Annotated[float, typer.Option(help="Level of the pairwise tests.")] = 0.05,
     resamples: Annotated[
         int, typer.Option(min=0, help="Bootstrap resamples for percentile rank intervals.")
@@ -82,8 +79,7 @@ def leaderboard_command(
     ] = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
     """Rank models with every pairwise paired test, tie groups and rank intervals."""
@@ -107,7 +103,7 @@ def leaderboard_command(
             lock_timeout=lock_timeout,
         )
         common: dict[str, Any] = {
-            "correction": correction.value,
+            "correction": correction,
             "alpha": alpha,
             **pairing.keywords(),
             "executor": executor,
@@ -122,7 +118,7 @@ def leaderboard_command(
                 raise DataError("--resamples applies to one task; drop it or give one --task.")
             result = leaderboard_tasks(tasks, **common)
         document = as_given(result.to_dict())  # standard input named "-", not its file
-    emit(document, output_format, output, title="Leaderboard")
+    destination.emit(document, title="Leaderboard")
 
 
 def _read(

@@ -2,44 +2,25 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail, note
-from evalsig.cli.options import Format, Output, check_level, numbers_for_files
-from evalsig.cli.output import emit
+from evalsig.cli.app import EXIT_USAGE, command, data_errors, fail, note
+from evalsig.cli.options import Destination, check_level, numbers_for_files, writes_output
 from evalsig.cli.stdin import stdin_paths
 
 __all__ = ["meta_command"]
 
 
-class MethodOption(str, Enum):
-    reml = "reml"
-    ml = "ml"
-    dl = "dl"
-    pm = "pm"
-    he = "he"
-    sj = "sj"
-    hs = "hs"
-    eb = "eb"
-    fe = "fe"
-
-
-class TestOption(str, Enum):
-    z = "z"
-    hksj = "hksj"
-
-
-class ScaleOption(str, Enum):
-    auto = "auto"
-    points = "points"
-    proportion = "proportion"
+MethodOption = Literal["reml", "ml", "dl", "pm", "he", "sj", "hs", "eb", "fe"]
+TestOption = Literal["z", "hksj"]
+ScaleOption = Literal["auto", "points", "proportion"]
 
 
 @command("meta", example="evalsig meta reports.csv --format markdown")
+@writes_output
 def meta_command(
     reports: Annotated[
         Path,
@@ -51,16 +32,16 @@ def meta_command(
     ],
     method: Annotated[
         MethodOption, typer.Option(help="Estimator of tau^2 (between-report variance).")
-    ] = MethodOption.reml,
+    ] = "reml",
     test: Annotated[
         TestOption, typer.Option(help="Inference for the pooled score: z or hksj (t, k-1 df).")
-    ] = TestOption.z,
+    ] = "z",
     confidence_level: Annotated[
         float, typer.Option(callback=check_level, help="Level of every interval.")
     ] = 0.95,
     scale: Annotated[
         ScaleOption, typer.Option(help="Scores in points (0-100) or proportions (0-1).")
-    ] = ScaleOption.auto,
+    ] = "auto",
     resamples: Annotated[
         int, typer.Option(min=0, help="Parametric-bootstrap replicates per cell (0: none).")
     ] = 2000,
@@ -70,8 +51,8 @@ def meta_command(
         Path | None,
         typer.Option(help="Write forest and funnel plots (PNG and SVG) to this folder."),
     ] = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Pool each model's reported scores per benchmark with a random-effects model, rank by
     the synthesized scores, and test funnel asymmetry and self-report gaps."""
@@ -87,10 +68,10 @@ def meta_command(
     with data_errors(), stdin_paths([reports]) as paths:
         result = synthesize(
             Path(paths[0]),
-            method=method.value,
-            test=test.value,
+            method=method,
+            test=test,
             confidence_level=confidence_level,
-            scale=scale.value,
+            scale=scale,
             n_resamples=resamples,
             top=top,
             rng=seed,
@@ -100,6 +81,4 @@ def meta_command(
 
             written = write_plots(result, plots)
             note(f"wrote {len(written)} plot files to {plots}")
-    emit(
-        result.to_dict(), output_format, output, title="Meta-analysis of published benchmark scores"
-    )
+    destination.emit(result.to_dict(), title="Meta-analysis of published benchmark scores")

@@ -15,7 +15,6 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 
@@ -30,8 +29,7 @@ from evalsig.cli.app import (
     data_errors,
     verbosity,
 )
-from evalsig.cli.options import Alternative, Format, Output, check_level
-from evalsig.cli.output import emit
+from evalsig.cli.options import Alternative, Destination, check_level, writes_output
 from evalsig.errors import DataError
 
 if TYPE_CHECKING:
@@ -52,16 +50,12 @@ STYLES = {
 }
 
 
-class Method(str, Enum):
-    betting = "betting"
-    bernstein = "bernstein"
+Method = Literal["betting", "bernstein"]
 
 
-class InputFormat(str, Enum):
-    auto = "auto"
-    csv = "csv"
-    tsv = "tsv"
-    jsonl = "jsonl"
+Lines = Literal["csv", "tsv", "jsonl"]
+"""How the lines are read: a CSV or TSV table, or JSON Lines."""
+InputFormat = Literal["auto", Lines]
 
 
 @dataclass(slots=True, eq=False)
@@ -85,6 +79,7 @@ class _Read:
 
 
 @command("monitor", example="tail -f results.jsonl | evalsig monitor - --batch 200 --stop")
+@writes_output
 def monitor_command(
     source: Annotated[
         str,
@@ -108,7 +103,7 @@ def monitor_command(
     ] = "difference",
     input_format: Annotated[
         InputFormat, typer.Option("--input-format", help="Input format; auto: by suffix.")
-    ] = InputFormat.auto,
+    ] = "auto",
     batch: Annotated[int, typer.Option(min=1, help="Report after every N items.")] = 100,
     confidence_level: Annotated[
         float,
@@ -116,10 +111,10 @@ def monitor_command(
     ] = 0.95,
     alternative: Annotated[
         Alternative, typer.Option(help="greater: only 'candidate better' can be declared.")
-    ] = Alternative.two_sided,
+    ] = "two-sided",
     method: Annotated[
         Method, typer.Option(help="betting (tighter) or bernstein (constant work per item).")
-    ] = Method.betting,
+    ] = "betting",
     stop: Annotated[
         bool, typer.Option("--stop", help="Exit as soon as the difference is resolved.")
     ] = False,
@@ -137,8 +132,8 @@ def monitor_command(
     poll: Annotated[
         float, typer.Option(min=0.001, help="With --follow: seconds between checks.")
     ] = 0.2,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Monitor a paired comparison as results arrive, with an anytime-valid confidence sequence.
 
@@ -157,8 +152,8 @@ def monitor_command(
     with data_errors():
         monitor = SequentialMonitor(
             confidence_level=confidence_level,
-            alternative=alternative.value,
-            method=method.value,
+            alternative=alternative,
+            method=method,
         )
         rows = _rows(
             _lines(source, read, follow=follow, timeout=timeout, poll=poll),
@@ -167,7 +162,7 @@ def monitor_command(
             "standard input" if source == "-" else source,
             read,
         )
-        progress_to_stdout = output_format is OutputFormat.text
+        progress_to_stdout = destination.output_format is OutputFormat.text
         try:
             for state in _feed(monitor, rows, batch, read):
                 if verbosity() != "quiet":
@@ -190,13 +185,7 @@ def monitor_command(
             f"read up to n = {result.n:,}, where monitoring stopped.",
         )
     result = replace(result, notes=notes, provenance=_provenance(source, fmt, read))
-    emit(
-        result.to_dict(),
-        output_format,
-        output,
-        style=STYLES[result.status],
-        title="Sequential monitoring",
-    )
+    destination.emit(result.to_dict(), style=STYLES[result.status], title="Sequential monitoring")
     raise typer.Exit(EXIT_CODES[result.status])
 
 
@@ -223,7 +212,7 @@ def _feed(
     read.report()  # blank lines after the last row
 
 
-def _provenance(source: str, fmt: InputFormat, read: _Read) -> Provenance:
+def _provenance(source: str, fmt: Lines, read: _Read) -> Provenance:
     """The file (``-`` for standard input) with the size and SHA-256 of what the result
     covers, each side's column as its metric; the version and the time."""
     from evalsig.data.provenance import STDIN, FileRecord, Origin, provenance
@@ -235,19 +224,19 @@ def _provenance(source: str, fmt: InputFormat, read: _Read) -> Provenance:
     labels = ("baseline", "candidate") if len(read.columns) == 2 else ("differences",)
     return provenance(
         {
-            label: Origin(files=(record,), format=fmt.value, metric=column)
+            label: Origin(files=(record,), format=fmt, metric=column)
             for label, column in zip(labels, read.columns, strict=True)
         }
     )
 
 
-def _format(source: str, chosen: InputFormat) -> InputFormat:
-    if chosen is not InputFormat.auto:
+def _format(source: str, chosen: InputFormat) -> Lines:
+    if chosen != "auto":
         return chosen
     suffix = Path(source).suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
-        return InputFormat.jsonl
-    return InputFormat.tsv if suffix == ".tsv" else InputFormat.csv
+        return "jsonl"
+    return "tsv" if suffix == ".tsv" else "csv"
 
 
 def _lines(
@@ -317,7 +306,7 @@ def _readline(stream: IO[str], source: str, number: int) -> str:
 
 def _rows(
     lines: Iterator[tuple[int, str]],
-    fmt: InputFormat,
+    fmt: Lines,
     columns: tuple[str, str, str],
     source: str,
     read: _Read,
@@ -334,12 +323,9 @@ def _rows(
         nonlocal names
         names = read.columns = _fields(found, columns, f"{where} (the header)")
 
-    kind: Literal["csv", "tsv", "jsonl"] = (
-        "jsonl" if fmt is InputFormat.jsonl else "tsv" if fmt is InputFormat.tsv else "csv"
-    )
     records = parse_lines(
         lines,
-        format=kind,
+        format=fmt,
         source=source,
         strict=True,
         what="paired results",

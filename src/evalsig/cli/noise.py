@@ -8,17 +8,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.options import (
     TABLE_OPTIONS,
-    Format,
-    Output,
+    Destination,
     Pairing,
     ReadFiles,
     pairs_items,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
@@ -31,6 +30,7 @@ __all__ = ["noise_command", "read_tables"]
 @command("noise", example="evalsig noise long.csv --id question_id --score correct --run seed")
 @reads_files(*TABLE_OPTIONS)
 @pairs_items
+@writes_output
 def noise_command(
     results: Annotated[
         list[str],
@@ -57,8 +57,7 @@ def noise_command(
             "--items", min=2, help="Items of the design options (repeat; default N/2 .. 4N)."
         ),
     ] = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Benchmark noise: item and run-to-run variance, signal-to-noise ratio, MDE, design."""
     from evalsig.power.noise import benchmark_noise
@@ -82,7 +81,7 @@ def noise_command(
             **pairing.keywords(),
         )
         document = as_given(result.to_dict())
-    emit(document, output_format, output, title="Benchmark noise")
+    destination.emit(document, title="Benchmark noise")
 
 
 def read_tables(

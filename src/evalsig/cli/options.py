@@ -10,7 +10,8 @@ Every command that reads result files takes the same input options, declared onc
 Other options several commands take are declared here once as well: single options as
 ``Annotated`` types (:data:`Seed`, :data:`ConfidenceLevel` ...), and groups of options
 that a command receives as one object, as the reader options are: :func:`pairs_items`
-(``--on-missing``, ``--on-mismatch``), through :func:`grouped_options`.
+(``--on-missing``, ``--on-mismatch``) and :func:`writes_output` (``--format``,
+``-o/--output``), through :func:`grouped_options`.
 """
 
 from __future__ import annotations
@@ -22,17 +23,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict, cast, get_args
+from typing import Annotated, Any, Literal, TypedDict, cast, get_args
 
 import typer
 
 from evalsig.cli.app import OutputFormat, fail, note
-from evalsig.cli.output import output_problem
+from evalsig.cli.output import emit, emit_from_file, output_problem
 from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
-
-if TYPE_CHECKING:
-    from evalsig.data.paired import OnMismatch as MismatchName
-    from evalsig.data.paired import OnMissing as MissingName
 
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",
@@ -42,11 +39,13 @@ __all__ = [
     "Alternative",
     "ClusterColumn",
     "ConfidenceLevel",
+    "Destination",
     "Filter",
     "Format",
     "IdColumn",
     "InputFormat",
     "InputFormatName",
+    "IntervalLevel",
     "KeyColumn",
     "LockTimeout",
     "Metric",
@@ -63,6 +62,7 @@ __all__ = [
     "Separator",
     "Task",
     "TaskColumn",
+    "TestSide",
     "TextOrJson",
     "TextOrJsonFormat",
     "Where",
@@ -75,6 +75,7 @@ __all__ = [
     "parse_where",
     "reads_files",
     "renamed",
+    "writes_output",
 ]
 
 IdColumn = Annotated[str | None, typer.Option("--id", help="Item id column.")]
@@ -129,15 +130,8 @@ KeyColumn = Annotated[
 ]
 
 
-class OnMissing(str, Enum):
-    error = "error"
-    intersect = "intersect"
-
-
-class OnMismatch(str, Enum):
-    error = "error"
-    exclude = "exclude"
-    keep = "keep"
+OnMissing = Literal["error", "intersect"]
+OnMismatch = Literal["error", "exclude", "keep"]
 
 
 MissingPolicy = Annotated[
@@ -265,12 +259,8 @@ Output = Annotated[
 ]
 
 
-class Alternative(str, Enum):
-    """``--alternative``: the side of a test (greater: the candidate is better)."""
-
-    two_sided = "two-sided"
-    greater = "greater"
-    less = "less"
+Alternative = Literal["two-sided", "greater", "less"]
+"""``--alternative``: the side of a test (greater: the candidate is better)."""
 
 
 class TextOrJson(str, Enum):
@@ -281,8 +271,12 @@ class TextOrJson(str, Enum):
 
 
 TextOrJsonFormat = Annotated[TextOrJson, typer.Option("--format", help="Output format.")]
+TestSide = Annotated[Alternative, typer.Option(help="greater: the candidate is better.")]
 ConfidenceLevel = Annotated[
     float, typer.Option(help="Confidence level of the intervals.", callback=check_level)
+]
+IntervalLevel = Annotated[
+    float, typer.Option(help="Confidence level of the interval.", callback=check_level)
 ]
 Seed = Annotated[int | None, typer.Option(min=0, help="Random seed.")]
 Resamples = Annotated[
@@ -491,8 +485,8 @@ class PairingKeywords(TypedDict):
     """The keyword arguments ``on_missing`` and ``on_mismatch`` of the functions that pair
     inputs."""
 
-    on_missing: MissingName
-    on_mismatch: MismatchName
+    on_missing: OnMissing
+    on_mismatch: OnMismatch
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -500,13 +494,13 @@ class Pairing:
     """What to do with items that not every input has (``--on-missing``), or whose content
     key differs between inputs (``--on-mismatch``)."""
 
-    on_missing: OnMissing = OnMissing.error
-    on_mismatch: OnMismatch = OnMismatch.error
+    on_missing: OnMissing = "error"
+    on_mismatch: OnMismatch = "error"
 
     def keywords(self) -> PairingKeywords:
         """``on_missing`` and ``on_mismatch``, as keyword arguments of the functions that
         pair inputs (``compare``, ``model_scores`` ...)."""
-        return {"on_missing": self.on_missing.value, "on_mismatch": self.on_mismatch.value}
+        return {"on_missing": self.on_missing, "on_mismatch": self.on_mismatch}
 
 
 def pairs_items(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -515,3 +509,31 @@ def pairs_items(func: Callable[..., Any]) -> Callable[..., Any]:
     types = {"on_missing": MissingPolicy, "on_mismatch": MismatchPolicy}
     options = field_options(Pairing, types)
     return grouped_options(func, "pairing", options, group=Pairing, who="pairs_items")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Destination:
+    """Where a command writes its result (``-o/--output``, else standard output), and in
+    which format (``--format``)."""
+
+    output_format: OutputFormat = OutputFormat.text
+    output: Path | None = None
+
+    def emit(self, result: Mapping[str, Any], *, style: str | None = None, title: str) -> None:
+        """Print or write ``result`` (a result's JSON form): :func:`evalsig.cli.output.emit`."""
+        emit(result, self.output_format, self.output, style=style, title=title)
+
+    def emit_from_file(
+        self, result: Any, path: str, *, title: str, seed: int | None = None
+    ) -> None:
+        """Print or write ``result`` with the file it was computed from as its provenance:
+        :func:`evalsig.cli.output.emit_from_file`."""
+        emit_from_file(result, path, self.output_format, self.output, title=title, seed=seed)
+
+
+def writes_output(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command ``--format`` and ``-o/--output`` in place of its
+    ``destination: Destination`` parameter (as :func:`reads_files` gives the reader
+    options)."""
+    options = field_options(Destination, {"output_format": Format, "output": Output})
+    return grouped_options(func, "destination", options, group=Destination, who="writes_output")

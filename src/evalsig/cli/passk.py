@@ -3,58 +3,36 @@ for one model or a paired test of two."""
 
 from __future__ import annotations
 
-from enum import Enum
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.app import command, data_errors
 from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Alternative,
     ConfidenceLevel,
-    Format,
-    Output,
+    Destination,
     Pairing,
     ReadFiles,
     Resamples,
     Seed,
     pairs_items,
     reads_files,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 
 __all__ = ["pass_at_k_command"]
 
 
-class Estimator(str, Enum):
-    pass_at_k = "pass@k"
-    pass_hat_k = "pass^k"
-    majority_at_k = "majority@k"
-
-
-class Interval(str, Enum):
-    t = "t"
-    bootstrap = "bootstrap"
-
-
-class Method(str, Enum):
-    paired_t = "paired-t"
-    permutation = "permutation"
-    bootstrap = "bootstrap"
-
-
-class TooFew(str, Enum):
-    error = "error"
-    drop = "drop"
-
-
-class Ties(str, Enum):
-    half = "half"
-    fail = "fail"
+Estimator = Literal["pass@k", "pass^k", "majority@k"]
+Interval = Literal["t", "bootstrap"]
+Method = Literal["paired-t", "permutation", "bootstrap"]
+TooFew = Literal["error", "drop"]
+Ties = Literal["half", "fail"]
 
 
 @command("pass-at-k", example="evalsig pass-at-k logs/base.eval logs/cand.eval --k 1 --k 5")
@@ -67,6 +45,7 @@ class Ties(str, Enum):
         "the interval and the paired test become cluster-robust (CR2, Bell-McCaffrey).",
     },
 )
+@writes_output
 def pass_at_k_command(
     file: Annotated[
         str,
@@ -86,7 +65,7 @@ def pass_at_k_command(
     estimator: Annotated[
         Estimator,
         typer.Option(help="pass@k: some of k correct; pass^k: all k; majority@k: most of k."),
-    ] = Estimator.pass_at_k,
+    ] = "pass@k",
     interval: Annotated[
         Interval | None,
         typer.Option(help="One model: t over tasks (default) or bootstrap over tasks."),
@@ -103,10 +82,10 @@ def pass_at_k_command(
     too_few_samples: Annotated[
         TooFew,
         typer.Option(help="Tasks with fewer than k samples: error, or drop them from that k."),
-    ] = TooFew.error,
+    ] = "error",
     ties: Annotated[
         Ties, typer.Option(help="majority@k, even k: a tie counts half or as a failure.")
-    ] = Ties.half,
+    ] = "half",
     resamples: Resamples = 10_000,
     seed: Seed = None,
     *,
@@ -118,8 +97,7 @@ def pass_at_k_command(
         list[str] | None, typer.Option(help="Like --where, for CANDIDATE only.")
     ] = None,
     pairing: Pairing,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """pass@k (pass^k, majority@k) of FILE per --k, with intervals over tasks; with
     CANDIDATE, a paired test of the two models per --k.
@@ -139,7 +117,7 @@ def pass_at_k_command(
             raise typer.BadParameter("--candidate-where needs CANDIDATE.")
     elif interval is not None:
         raise typer.BadParameter("--interval is for one model; with CANDIDATE use --method.")
-    independent = interval is Interval.bootstrap or method not in (None, Method.paired_t)
+    independent = interval == "bootstrap" or method not in (None, "paired-t")
     if read.cluster_column is not None and independent:
         raise typer.BadParameter(
             "--cluster gives the cluster-robust CR2 interval and t-test; the bootstrap and "
@@ -149,10 +127,10 @@ def pass_at_k_command(
     sides = ("scores",) if candidate is None else ("baseline", "candidate")
     keywords = [read.keywords(where=extra) for extra in (baseline_where, candidate_where)]
     common: dict[str, Any] = {
-        "estimator": estimator.value,
+        "estimator": estimator,
         "confidence_level": confidence_level,
-        "too_few_samples": too_few_samples.value,
-        "ties": ties.value,
+        "too_few_samples": too_few_samples,
+        "ties": ties,
         "n_resamples": resamples,
         "rng": seed,
     }
@@ -167,7 +145,7 @@ def pass_at_k_command(
             document = pass_at_k(
                 tables[0],
                 ks or [1],
-                interval=(interval or Interval.t).value,
+                interval=interval or "t",
                 **common,
             ).to_dict()
             title = "pass@k"
@@ -176,11 +154,11 @@ def pass_at_k_command(
                 tables[0],
                 tables[1],
                 ks or [1],
-                method=(method or Method.paired_t).value,
-                alternative=(alternative or Alternative.two_sided).value,
+                method=method or "paired-t",
+                alternative=alternative or "two-sided",
                 **pairing.keywords(),
                 **common,
             ).to_dict()
             title = "pass@k comparison"
         document = as_given(document)
-    emit(document, output_format, output, title=title)
+    destination.emit(document, title=title)

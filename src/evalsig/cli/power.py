@@ -3,53 +3,36 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from enum import Enum
 from functools import partial
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from evalsig.cli.app import EXIT_USAGE, OutputFormat, command, data_errors, fail
+from evalsig.cli.app import EXIT_USAGE, command, data_errors, fail
 from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     TABLE_OPTIONS,
-    Alternative,
-    Format,
+    Destination,
     ModelColumn,
-    Output,
     Pairing,
     ReadFiles,
     Seed,
+    TestSide,
     numbers_for_files,
     pairs_items,
     reads_files,
     renamed,
+    writes_output,
 )
-from evalsig.cli.output import emit
 from evalsig.cli.stdin import as_given, stdin_paths
 from evalsig.errors import DataError
 
 __all__ = ["power_command", "resolution_command"]
 
 
-class SizeMethod(str, Enum):
-    normal = "normal"
-    exact = "exact"
-    score = "score"
-
-
-class Pairs(str, Enum):
-    adjacent = "adjacent"
-    all = "all"
-
-
-class Correction(str, Enum):
-    holm = "holm"
-    bonferroni = "bonferroni"
-    hochberg = "hochberg"
-    hommel = "hommel"
-    bh = "bh"
-    by = "by"
+SizeMethod = Literal["normal", "exact", "score"]
+Pairs = Literal["adjacent", "all"]
+Correction = Literal["holm", "bonferroni", "hochberg", "hommel", "bh", "by"]
 
 
 Alpha = Annotated[float, typer.Option(help="Significance level of the test.")]
@@ -58,6 +41,7 @@ Power = Annotated[float, typer.Option("--power", help="Target power (1 - beta)."
 
 @command("power", example="evalsig power --p01 0.075 --p10 0.065 --n 4000")
 @reads_files(*TABLE_OPTIONS)
+@writes_output
 def power_command(
     pilot: Annotated[
         list[str] | None,
@@ -87,20 +71,17 @@ def power_command(
     ] = None,
     alpha: Alpha = 0.05,
     power: Power = 0.8,
-    alternative: Annotated[
-        Alternative, typer.Option(help="greater: the candidate is better.")
-    ] = Alternative.two_sided,
+    alternative: TestSide = "two-sided",
     method: Annotated[
         SizeMethod,
         typer.Option(
             help="McNemar N*: normal (Connor), exact (binomial test) or score (the test "
             "compare runs: score test, continuity-corrected below 25 discordant items)."
         ),
-    ] = SizeMethod.normal,
+    ] = "normal",
     *,
     read: ReadFiles,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Items needed (N*), power at --n, or the smallest detectable effect.
 
@@ -119,7 +100,7 @@ def power_command(
             EXIT_USAGE,
         )
     with data_errors():
-        common = {"alpha": alpha, "power": power, "alternative": alternative.value}
+        common = {"alpha": alpha, "power": power, "alternative": alternative}
         if pilot:
             if len(pilot) != 2:
                 raise DataError(
@@ -142,7 +123,7 @@ def power_command(
                         pair(tables[0], tables[1]),
                         n=n,
                         effect=effect,
-                        method=method.value,
+                        method=method,
                         source=f"pilot: {pilot[0]} vs {pilot[1]}",
                         **common,  # type: ignore[arg-type]
                     ).to_dict()
@@ -158,10 +139,10 @@ def power_command(
                 runs=runs,
                 n=n,
                 baseline_accuracy=accuracy,
-                method=method.value,
+                method=method,
                 **common,  # type: ignore[arg-type]
             ).to_dict()
-    emit(document, output_format, output, title="Power analysis")
+    destination.emit(document, title="Power analysis")
 
 
 @command(
@@ -169,6 +150,7 @@ def power_command(
 )
 @reads_files(*TABLE_OPTIONS)
 @pairs_items
+@writes_output
 def resolution_command(
     results: Annotated[
         list[str],
@@ -183,20 +165,19 @@ def resolution_command(
     pairing: Pairing,
     pairs: Annotated[
         Pairs, typer.Option(help="Adjacent pairs of the ranking, or all pairs.")
-    ] = Pairs.adjacent,
+    ] = "adjacent",
     top: Annotated[int | None, typer.Option(min=2, help="Only the best TOP models.")] = None,
     alpha: Alpha = 0.05,
     power: Power = 0.8,
     correction: Annotated[
         Correction, typer.Option(help="Multiplicity correction over the pairs.")
-    ] = Correction.holm,
+    ] = "holm",
     resamples: Annotated[
         int, typer.Option(min=0, help="Category-bootstrap resamples (needs --cluster).")
     ] = 0,
     bootstrap: Annotated[int | None, typer.Option(min=0, hidden=True)] = None,
     seed: Seed = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    destination: Destination,
 ) -> None:
     """Which pairs of a leaderboard can this benchmark resolve? N*, q = N/N* per pair."""
     from evalsig.cli.leaderboard import read_models
@@ -215,13 +196,13 @@ def resolution_command(
         )
         result = benchmark_resolution(
             scores,
-            pairs=pairs.value,
+            pairs=pairs,
             top=top,
             alpha=alpha,
             power=power,
-            correction=correction.value,
+            correction=correction,
             n_resamples=resamples,
             rng=seed,
         )
         document = as_given(result.to_dict())
-    emit(document, output_format, output, title="Benchmark resolution")
+    destination.emit(document, title="Benchmark resolution")

@@ -5,31 +5,37 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from enum import Enum
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
 from evalsig.cli.app import OutputFormat, command, data_errors
-from evalsig.cli.options import TABLE_OPTIONS, Format, Output, ReadFiles, check_level, reads_files
-from evalsig.cli.output import deliver, emit
+from evalsig.cli.options import (
+    TABLE_OPTIONS,
+    Destination,
+    IntervalLevel,
+    ReadFiles,
+    reads_files,
+    writes_output,
+)
+from evalsig.cli.output import deliver
 from evalsig.cli.stdin import stdin_paths
 
 __all__ = ["score_command"]
 
 
-class Method(str, Enum):
-    auto = "auto"
-    wilson = "wilson"
-    wilson_cc = "wilson-cc"
-    clopper_pearson = "clopper-pearson"
-    jeffreys = "jeffreys"
-    agresti_coull = "agresti-coull"
-    bayes = "bayes"
-    t = "t"
-    bootstrap = "bootstrap"
-    cluster = "cluster"
+Method = Literal[
+    "auto",
+    "wilson",
+    "wilson-cc",
+    "clopper-pearson",
+    "jeffreys",
+    "agresti-coull",
+    "bayes",
+    "t",
+    "bootstrap",
+    "cluster",
+]
 
 
 def _check_prior(value: tuple[float, float] | None) -> tuple[float, float] | None:
@@ -43,6 +49,7 @@ def _check_prior(value: tuple[float, float] | None) -> tuple[float, float] | Non
 
 @command("score", example="evalsig score results.jsonl --id doc_id --score acc")
 @reads_files(*TABLE_OPTIONS)
+@writes_output
 def score_command(
     paths: Annotated[
         list[str],
@@ -59,10 +66,8 @@ def score_command(
             "one 0/1 run, Wilson from there; t on per-item means for runs or continuous "
             "scores; CR2 with --cluster)."
         ),
-    ] = Method.auto,
-    confidence_level: Annotated[
-        float, typer.Option(help="Confidence level of the interval.", callback=check_level)
-    ] = 0.95,
+    ] = "auto",
+    confidence_level: IntervalLevel = 0.95,
     prior: Annotated[
         tuple[float, float] | None,
         typer.Option(
@@ -75,8 +80,8 @@ def score_command(
         int, typer.Option(min=100, help="Resamples for --method bootstrap.")
     ] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed (bootstrap).")] = None,
-    output_format: Format = OutputFormat.text,
-    output: Output = None,
+    *,
+    destination: Destination,
 ) -> None:
     """Each model's mean score with a confidence interval that covers honestly."""
     from evalsig.data import load_tasks
@@ -86,7 +91,7 @@ def score_command(
         results = [
             score(
                 table,
-                method=method.value,
+                method=method,
                 confidence_level=confidence_level,
                 prior=prior,
                 n_resamples=resamples,
@@ -95,18 +100,17 @@ def score_command(
             for path in read_paths
             for table in load_tasks(path, **read.keywords()).values()
         ]
-    _render(results, output_format, output)
+    _render(results, destination)
 
 
-def _render(
-    results: Sequence[Mapping[str, Any]], output_format: OutputFormat, output: Path | None
-) -> None:
+def _render(results: Sequence[Mapping[str, Any]], destination: Destination) -> None:
     """One score as its full view; several as a table (HTML: one section each; JSON: a list)."""
     from evalsig.report import score as views
 
     if len(results) == 1:
-        emit(results[0], output_format, output, style="bold", title="Score")
+        destination.emit(results[0], style="bold", title="Score")
         return
+    output_format = destination.output_format
     if output_format is OutputFormat.json:
         rendered = json.dumps(list(results), indent=2, allow_nan=False)
     elif output_format is OutputFormat.markdown:
@@ -117,4 +121,4 @@ def _render(
         rendered = page(results, title="Scores")
     else:
         rendered = views.table_text(results)
-    deliver(rendered, output)
+    deliver(rendered, destination.output)
