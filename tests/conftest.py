@@ -40,10 +40,10 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session", autouse=True)
 def _cli_runner_builds_the_named_command() -> Iterator[None]:
     """typer's CliRunner invokes the evalsig application as the ``evalsig`` console script
-    does (:func:`evalsig.cli.app._application`): only the command the arguments name is
+    does (:func:`evalsig.cli.application._application`): only the command the arguments name is
     built, not all of them (60 ms of every one of the suite's thousands of invocations)."""
     from evalsig.cli import app
-    from evalsig.cli.app import _application
+    from evalsig.cli.application import _application
 
     invoke = CliRunner.invoke
 

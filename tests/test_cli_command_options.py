@@ -17,7 +17,7 @@ import typer
 from typer.testing import CliRunner
 
 from evalsig.cli import app
-from evalsig.cli.app import EXIT_OK, EXIT_USAGE
+from evalsig.cli.application import EXIT_OK, EXIT_USAGE
 
 runner = CliRunner()
 GROUP: Any = typer.main.get_command(app)

@@ -16,7 +16,7 @@ import typer
 from typer.testing import CliRunner
 
 from evalsig.cli import app
-from evalsig.cli.app import (
+from evalsig.cli.application import (
     EXIT_CODES,
     EXIT_DATA_ERROR,
     EXIT_FAILED,

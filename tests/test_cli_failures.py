@@ -25,7 +25,7 @@ import typer
 from typer.testing import CliRunner
 
 from evalsig.cli import app
-from evalsig.cli.app import data_errors
+from evalsig.cli.application import data_errors
 from evalsig.release import load_policy, register
 
 runner = CliRunner()
@@ -283,7 +283,7 @@ def test_main_reports_what_escapes_a_command(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """main()'s guard: one line, and the data-error code, the same for every command."""
-    app_module = importlib.import_module("evalsig.cli.app")
+    app_module = importlib.import_module("evalsig.cli.application")
     for command, code in (("compare", 4), ("gate", 4), ("monitor", 4)):
 
         def escape(command: str = command) -> None:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import evalsig.cli.noise  # noqa: F401  (registers the command)
 from evalsig.cli import app
-from evalsig.cli.app import EXIT_DATA_ERROR, EXIT_USAGE
+from evalsig.cli.application import EXIT_DATA_ERROR, EXIT_USAGE
 from evalsig.power.noise import benchmark_noise
 
 runner = CliRunner()

@@ -151,7 +151,7 @@ def test_compare_imports_neither_scipy_stats_nor_optimize(
 def test_the_command_line_builds_only_the_command_it_names() -> None:
     """Typer builds the parameters of every command it holds; ``main`` gives it only the
     command named on the line, and the whole application when no command is named."""
-    from evalsig.cli.app import _application, app
+    from evalsig.cli.application import _application, app
 
     whole = [info.name for info in app.registered_commands]
     assert sorted(whole) == sorted(COMMANDS)
@@ -166,7 +166,7 @@ def test_the_command_line_builds_only_the_command_it_names() -> None:
 def test_a_command_alone_reads_its_line_as_in_the_whole_application(name: str) -> None:
     from typer.testing import CliRunner
 
-    from evalsig.cli.app import _application, app
+    from evalsig.cli.application import _application, app
 
     runner = CliRunner()
     for args in ([name, "--help"], [name, "--no-such-option"]):

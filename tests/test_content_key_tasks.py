@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from evalsig import compare, pair
 from evalsig.cli import app
-from evalsig.cli.app import EXIT_DATA_ERROR
+from evalsig.cli.application import EXIT_DATA_ERROR
 from evalsig.data import ScoreTable
 from evalsig.data.models import model_scores
 from evalsig.errors import AlignmentError

@@ -193,11 +193,11 @@ def run_console(block: Block, workdir: Path) -> None:
 
 def run_evalsig(args: list[str]) -> tuple[int, str]:
     """The exit code and the output (stdout, then stderr) of ``evalsig ARGS`` run by the
-    console script's entry point, :func:`evalsig.cli.app.main`, in this process (the
+    console script's entry point, :func:`evalsig.cli.application.main`, in this process (the
     interpreter's start-up is the one thing left out), on a 100-column terminal without
     colour. A Python warning that escapes the command fails it: commands say what the user
     should know in their notes."""
-    from evalsig.cli.app import main
+    from evalsig.cli.application import main
 
     runner = CliRunner(env={"NO_COLOR": "1", "COLUMNS": "100"})
     with (
@@ -507,10 +507,10 @@ def test_cli_reference_shows_every_command(site: Path) -> None:
 
 
 def test_cli_reference_states_the_exit_codes_of_the_code(site: Path) -> None:
-    """The exit codes on the CLI page are `evalsig.cli.app.EXIT_CODES`, row by row."""
+    """The exit codes on the CLI page are `evalsig.cli.application.EXIT_CODES`, row by row."""
     import html
 
-    from evalsig.cli.app import EXIT_CODES, EXIT_DATA_ERROR
+    from evalsig.cli.application import EXIT_CODES, EXIT_DATA_ERROR
 
     page = _html(site, "cli.md")
     rows = re.findall(r"<tr>\s*<td>(\d+)</td>\s*<td>(.*?)</td>\s*</tr>", page, flags=re.DOTALL)

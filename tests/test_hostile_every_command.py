@@ -59,8 +59,8 @@ from typer.testing import CliRunner
 
 from evalsig.cli import app, main
 
-cli_app = importlib.import_module("evalsig.cli.app")
-"""The module of ``main()`` (``evalsig.cli.app`` names the application itself)."""
+cli_app = importlib.import_module("evalsig.cli.application")
+"""The module of ``main()`` (``evalsig.cli.application`` names the application itself)."""
 
 LIMIT = 20
 """Seconds a command may run on a small hostile file before it counts as hung."""

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from evalsig.cli.app import EXIT_DATA_ERROR
+from evalsig.cli.application import EXIT_DATA_ERROR
 
 TEMPORARY = "evalsig-stdin-"
 """Part of the temporary folder's name: it never appears in what evalsig writes."""

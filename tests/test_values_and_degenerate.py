@@ -20,7 +20,7 @@ import evalsig.cli.meta
 import evalsig.cli.noise
 import evalsig.cli.power
 import evalsig.cli.score  # noqa: F401
-from evalsig.cli.app import EXIT_DATA_ERROR, EXIT_USAGE, app
+from evalsig.cli.application import EXIT_DATA_ERROR, EXIT_USAGE, app
 from evalsig.errors import DataError
 
 runner = CliRunner()

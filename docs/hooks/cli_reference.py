@@ -3,7 +3,7 @@
 ``docs/cli.md`` holds the marker ``<!-- evalsig-cli-reference -->``; the hook replaces it by
 a summary table of every command and, per command, its ``evalsig COMMAND --help`` exactly
 as the terminal prints it. The marker ``<!-- evalsig-exit-codes -->`` becomes the table of
-exit codes, from ``evalsig.cli.app.EXIT_CODES``. The page therefore follows the code: a
+exit codes, from ``evalsig.cli.application.EXIT_CODES``. The page therefore follows the code: a
 command or option added, renamed or re-documented shows up at the next build, and none can
 be forgotten.
 """
@@ -94,7 +94,7 @@ def reference_markdown() -> str:
 
 def exit_codes_markdown() -> str:
     """The exit codes of every command, as a table."""
-    from evalsig.cli.app import EXIT_CODES
+    from evalsig.cli.application import EXIT_CODES
 
     rows = [f"| {code} | {_escape(what)} |" for code, what in sorted(EXIT_CODES.items())]
     return "\n".join(["| exit code | meaning |", "|---|---|", *rows])

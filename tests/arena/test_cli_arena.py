@@ -9,7 +9,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 import evalsig.cli.arena  # noqa: F401 (registers the command)
-from evalsig.cli.app import EXIT_DATA_ERROR, app
+from evalsig.cli.application import EXIT_DATA_ERROR, app
 
 
 def _log(tmp_path: Path, simulate) -> Path:

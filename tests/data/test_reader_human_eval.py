@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import evalsig
 from evalsig.cli import app
-from evalsig.cli.app import EXIT_DATA_ERROR, EXIT_OK
+from evalsig.cli.application import EXIT_DATA_ERROR, EXIT_OK
 from evalsig.data import describe
 from evalsig.errors import FormatError
 from evalsig.passk import SampleCounts, compare_pass_at_k, pass_at_k

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import evalsig.cli.judge  # noqa: F401  (registers the command)
-from evalsig.cli.app import app
+from evalsig.cli.application import app
 from evalsig.judge import ppi_mean, ppi_paired_difference
 
 

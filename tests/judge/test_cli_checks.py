@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import evalsig.cli.agreement
 import evalsig.cli.bias
 import evalsig.cli.judge  # noqa: F401
-from evalsig.cli.app import EXIT_DATA_ERROR, EXIT_USAGE, app
+from evalsig.cli.application import EXIT_DATA_ERROR, EXIT_USAGE, app
 from evalsig.judge import (
     judge_agreement,
     labels_for_half_width,

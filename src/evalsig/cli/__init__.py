@@ -4,7 +4,7 @@
 ``length-bias``, ``judge-plan``, ``ingest``, ``store-info``, ``meta``, ``audit``,
 ``audit-claim``, ``simulate``, ``demo``.
 
-Exit codes, one scheme for every command (:data:`evalsig.cli.app.EXIT_CODES`): 0 success,
+Exit codes, one scheme for every command (:data:`evalsig.cli.application.EXIT_CODES`): 0 success,
 1 gate FAIL / monitor baseline better, 2 usage error, 3 gate INCONCLUSIVE / monitor not yet
 resolved, 4 data error (one line on stderr, no traceback).
 """
@@ -29,7 +29,7 @@ from evalsig.cli import (
     report,
     score,
 )
-from evalsig.cli.app import app, main
+from evalsig.cli.application import app, main
 
 __all__ = [
     "agreement",

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from evalsig.cli.app import command, data_errors
+from evalsig.cli.application import command, data_errors
 from evalsig.cli.options import ConfidenceLevel, Destination, ReadFiles, reads_files, writes_output
 from evalsig.cli.stdin import stdin_paths
 from evalsig.errors import examples

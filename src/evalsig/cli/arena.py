@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from evalsig.cli.app import command, data_errors
+from evalsig.cli.application import command, data_errors
 from evalsig.cli.options import ConfidenceLevel, Destination, Seed, writes_output
 
 __all__ = ["arena_command"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from evalsig.cli.app import command, data_errors, note
+from evalsig.cli.application import command, data_errors, note
 from evalsig.cli.options import (
     Destination,
     ReadFiles,

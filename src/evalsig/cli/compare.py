@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import command, data_errors
+from evalsig.cli.application import command, data_errors
 from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     Destination,

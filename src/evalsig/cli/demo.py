@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import command, data_errors
+from evalsig.cli.application import command, data_errors
 from evalsig.cli.compare import render
 from evalsig.cli.options import Destination
 from evalsig.cli.output import result_console

@@ -1,6 +1,6 @@
 """``evalsig register POLICY`` and ``evalsig gate --policy POLICY BASELINE CANDIDATE``.
 
-Exit codes of ``gate`` (the scheme of every command, :data:`evalsig.cli.app.EXIT_CODES`):
+Exit codes of ``gate`` (the scheme of every command, :data:`evalsig.cli.application.EXIT_CODES`):
 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 usage error, 4 data error.
 """
 
@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.application import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Destination,

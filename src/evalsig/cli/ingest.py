@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from evalsig.cli.app import command, data_errors
+from evalsig.cli.application import command, data_errors
 from evalsig.cli.options import (
     DEFAULT_LOCK_TIMEOUT,
     LockTimeout,

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.application import OutputFormat, command, data_errors
 from evalsig.cli.options import Format, ReadFiles, TextOrJson, TextOrJsonFormat, reads_files
 from evalsig.cli.output import result_console
 from evalsig.cli.stdin import stdin_paths

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from evalsig.cli.app import EXIT_USAGE, command, data_errors, fail, note
+from evalsig.cli.application import EXIT_USAGE, command, data_errors, fail, note
 from evalsig.cli.options import Destination, check_level, numbers_for_files, writes_output
 from evalsig.cli.stdin import stdin_paths
 

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from evalsig.cli.app import (
+from evalsig.cli.application import (
     EXIT_FAILED,
     EXIT_INCONCLUSIVE,
     EXIT_OK,

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal, TypedDict, cast, get_args
 
 import typer
 
-from evalsig.cli.app import OutputFormat, fail, note
+from evalsig.cli.application import OutputFormat, fail, note
 from evalsig.cli.output import emit, emit_from_file, output_problem
 from evalsig.defaults import DEFAULT_LOCK_TIMEOUT
 

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from evalsig.cli.app import OutputFormat, fail, failure_line, note
+from evalsig.cli.application import OutputFormat, fail, failure_line, note
 
 __all__ = ["deliver", "emit", "emit_from_file", "output_problem"]
 

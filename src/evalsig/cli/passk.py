@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from evalsig.cli.app import command, data_errors
+from evalsig.cli.application import command, data_errors
 from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     TABLE_OPTIONS,

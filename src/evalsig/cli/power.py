@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from evalsig.cli.app import EXIT_USAGE, command, data_errors, fail
+from evalsig.cli.application import EXIT_USAGE, command, data_errors, fail
 from evalsig.cli.at_once import at_once
 from evalsig.cli.options import (
     TABLE_OPTIONS,

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from evalsig._json import SCHEMA_VERSION
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.application import OutputFormat, command, data_errors
 from evalsig.cli.options import Format, Output
 from evalsig.cli.output import deliver
 from evalsig.cli.stdin import stdin_paths

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from evalsig.cli.app import OutputFormat, command, data_errors
+from evalsig.cli.application import OutputFormat, command, data_errors
 from evalsig.cli.options import (
     TABLE_OPTIONS,
     Destination,
