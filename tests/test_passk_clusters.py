@@ -106,7 +106,7 @@ def test_paired_test_is_the_cluster_robust_core_on_per_task_differences() -> Non
         for k in (1, 2):
             pb, pc = numerics.pass_at_k(nb, base, k), numerics.pass_at_k(nb, cand, k)
             oracle = cluster_robust(
-                baseline=pb, candidate=pc, clusters=labels, alternative=alternative
+                baseline=pb, candidate=pc, cluster=labels, alternative=alternative
             )
             row = result[k]
             assert (row.method, row.n_clusters) == ("cluster-cr2", 20)

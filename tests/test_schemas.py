@@ -513,7 +513,7 @@ def _arena(tmp: Path) -> list[Any]:
     return [
         bradley_terry(from_file, rng=1).with_online_elo(elo(from_file)),  # a file, clusters
         bradley_terry(
-            data, ties="davidson", interval="bootstrap", n_resamples=100, anchor="beta", rng=2
+            data, ties="davidson", method="bootstrap", n_resamples=100, anchor="beta", rng=2
         ),
         bradley_terry(data, scale="logit", covariates={"length": np.linspace(-1, 1, 600)}, rng=3),
     ]
