@@ -345,7 +345,7 @@ def _pass_at_k(tmp: Path) -> list[Any]:
     counts = SampleCounts(n=[3, 12, 12, 12], c=[0, 3, 5, 12], tasks=["a", HOSTILE, "c", "d"])
     return [
         pass_at_k(table, [1, 5, 7]),  # from a file; k = 7: no within-task part (12 < 14)
-        pass_at_k(samples, 4, estimator="majority@k", interval="bootstrap", rng=1, n_resamples=200),
+        pass_at_k(samples, 4, estimator="majority@k", method="bootstrap", rng=1, n_resamples=200),
         pass_at_k(counts, [1, 5], estimator="pass^k", too_few_samples="drop"),
         pass_at_k(samples, [1, 5], cluster=[f"r{i // 4}" for i in range(60)]),  # CR2, 15 clusters
     ]

@@ -167,7 +167,7 @@ def pass_at_k_command(
             document = pass_at_k(
                 tables[0],
                 ks or [1],
-                interval=(interval or Interval.t).value,
+                method=(interval or Interval.t).value,
                 **common,
             ).to_dict()
             title = "pass@k"
