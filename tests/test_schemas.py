@@ -417,7 +417,7 @@ def _judge() -> list[Any]:
     return [
         ppi_mean(j[80:], j[:80], h[:80]),
         ppi_mean(
-            j[80:], j[:80], h[:80], tuned=False, clusters=(np.arange(320) % 30, np.arange(80) % 30)
+            j[80:], j[:80], h[:80], tuned=False, cluster=(np.arange(320) % 30, np.arange(80) % 30)
         ),
         ppi_paired_difference(
             (j[80:], j[80:][::-1]),
