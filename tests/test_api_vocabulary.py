@@ -83,7 +83,7 @@ RECORDS: dict[tuple[str, str], str] = {
     ("evalsig.meta.synthesis.SynthesisResult", "seed"): _SEED,
     ("evalsig.passk._results.PassAtKComparison", "seed"): _SEED,
     ("evalsig.passk._results.PassAtKResult", "seed"): _SEED,
-    ("evalsig.release.gate.GateResult", "seed"): _SEED,
+    ("evalsig.release.decision.GateResult", "seed"): _SEED,
     ("evalsig.score.ScoreResult", "seed"): _SEED,
     ("evalsig.simulate.audit_runner.AuditResult", "seed"): _SEED,
     ("evalsig.simulate.benchmark.SimulatedBenchmark", "seed"): _SEED,
@@ -209,7 +209,7 @@ RENAMED: dict[str, dict[str, str]] = {
     "evalsig.distributed.Executor.bootstrap_ranks": {"seed": "rng"},
     "evalsig.passk._estimates.pass_at_k": {"interval": "method"},
     "evalsig.arena.model.bradley_terry": {"interval": "method", "cluster_correction": "variant"},
-    "evalsig.arena.battles.battles": {"clusters": "cluster"},
+    "evalsig.arena.battle_arrays.battles": {"clusters": "cluster"},
     "evalsig.arena.bootstrap.bootstrap_params": {"seed": "rng"},
     "evalsig.arena.cr2.studentized_maxima": {"seed": "rng"},
     "evalsig.arena.ranks.simultaneous_ranks": {"seed": "rng"},
@@ -247,13 +247,15 @@ def test_every_renamed_parameter_is_declared_and_shows_only_its_new_name() -> No
             assert old not in parameters, (where, old)
 
 
-def _calls() -> dict[
-    tuple[str, str], tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], Any]
-]:
+Call = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], Any]
+"""A function, its positional arguments, its other keywords, and the renamed one's value."""
+
+
+def _calls() -> dict[tuple[str, str], Call]:
     """(function, old name) -> (function, positional arguments, other keywords, value)."""
     from evalsig import inference
     from evalsig.arena import battles, bradley_terry
-    from evalsig.arena.battles import compress
+    from evalsig.arena.battle_arrays import compress
     from evalsig.arena.bootstrap import bootstrap_params
     from evalsig.arena.cr2 import studentized_maxima
     from evalsig.arena.fit import fit
@@ -318,7 +320,7 @@ def _calls() -> dict[
             "bootstrap"),
         ("evalsig.arena.model.bradley_terry", "cluster_correction"): (
             bradley_terry, (clustered,), {"n_draws": 1000, "rng": 1}, "CR1"),
-        ("evalsig.arena.battles.battles", "clusters"): (
+        ("evalsig.arena.battle_arrays.battles", "clusters"): (
             battles, (names[a], names[b], won), {}, np.arange(300) % 10),
         ("evalsig.arena.bootstrap.bootstrap_params", "seed"): (
             bootstrap_params, (rows, start), {"ties": "half", "anchor": 0, "n_resamples": 20},
@@ -340,11 +342,16 @@ def _calls() -> dict[
     }  # fmt: skip
 
 
-CALLS = _calls()
+RENAMED_PARAMETERS = sorted((where, old) for where, mapping in RENAMED.items() for old in mapping)
 
 
-def test_every_renamed_parameter_has_a_call_below() -> None:
-    assert set(CALLS) == {(where, old) for where, mapping in RENAMED.items() for old in mapping}
+@pytest.fixture(scope="module")
+def calls() -> dict[tuple[str, str], Call]:
+    return _calls()
+
+
+def test_every_renamed_parameter_has_a_call_below(calls: dict[tuple[str, str], Call]) -> None:
+    assert sorted(calls) == RENAMED_PARAMETERS
 
 
 def _same(first: Any, second: Any) -> None:
@@ -364,11 +371,13 @@ def _same(first: Any, second: Any) -> None:
         assert first == second or (first != first and second != second)
 
 
-@pytest.mark.parametrize("key", sorted(CALLS), ids=lambda key: f"{key[0]}:{key[1]}")
-def test_a_retired_spelling_still_works_and_warns(key: tuple[str, str]) -> None:
+@pytest.mark.parametrize("key", RENAMED_PARAMETERS, ids=lambda key: f"{key[0]}:{key[1]}")
+def test_a_retired_spelling_still_works_and_warns(
+    key: tuple[str, str], calls: dict[tuple[str, str], Call]
+) -> None:
     where, old = key
     new = RENAMED[where][old]
-    function, args, keywords, value = CALLS[key]
+    function, args, keywords, value = calls[key]
     expected = function(*args, **keywords, **{new: value})
     message = f"`{old}=` is now `{new}=`"
     with pytest.warns(DeprecationWarning, match=re.escape(message)) as caught:
@@ -379,10 +388,10 @@ def test_a_retired_spelling_still_works_and_warns(key: tuple[str, str]) -> None:
         function(*args, **keywords, **{old: value, new: value})
 
 
-def test_the_new_spellings_do_not_warn() -> None:
+def test_the_new_spellings_do_not_warn(calls: dict[tuple[str, str], Call]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for (where, old), (function, args, keywords, value) in CALLS.items():
+        for (where, old), (function, args, keywords, value) in calls.items():
             function(*args, **keywords, **{RENAMED[where][old]: value})
 
 
