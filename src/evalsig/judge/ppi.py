@@ -111,6 +111,11 @@ def ppi_mean(
         Missing or infinite scores, labeled arrays of different lengths, fewer than 2
         labeled or 2 unlabeled items, cluster labels that do not match, or one cluster.
 
+    Notes
+    -----
+    The order of the arrays is the reverse of ``ppi_py``'s: ``ppi_mean(j_u, j_l, h)`` is
+    ``ppi_py.ppi_mean_ci(Y=h, Yhat=j_l, Yhat_unlabeled=j_u, alpha=1 - confidence_level)``.
+
     Examples
     --------
     >>> result = ppi_mean([1, 1, 1, 0, 1, 1, 1, 0], [1, 1, 0, 1], [1, 0, 0, 1])
