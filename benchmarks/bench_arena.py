@@ -86,11 +86,11 @@ def main() -> dict[str, float]:
     print(f"  -> {theirs / ours:,.1f}x as fast, with intervals and ranks included "
           f"(target: > 1x); {ours:.2f} s (target: < {TARGET_SECONDS:g} s)")  # fmt: skip
     prompts = rng.integers(0, N_PROMPTS, N_BATTLES)
-    clustered = battles(names[a], names[b], y, clusters=prompts)
+    clustered = battles(names[a], names[b], y, cluster=prompts)
     for correction in ("CR2", "CR1"):
         seconds, fitted = best_time(
             lambda c=correction: bradley_terry(
-                clustered, scale="logit", anchor=names[0], rng=0, cluster_correction=c
+                clustered, scale="logit", anchor=names[0], rng=0, variant=c
             ),
             repeat=1,
         )
@@ -99,7 +99,7 @@ def main() -> dict[str, float]:
                   f"ranks: {fitted.rank_null}"))  # fmt: skip
         ratios[f"clustered {correction} seconds"] = seconds
     boot, _ = best_time(
-        lambda: bradley_terry(data, scale="logit", anchor=names[0], interval="bootstrap",
+        lambda: bradley_terry(data, scale="logit", anchor=names[0], method="bootstrap",
                               n_resamples=100, rng=0),
         repeat=1,
     )  # fmt: skip
@@ -140,9 +140,9 @@ def calibration() -> dict[str, float]:
     low, high = stats.binom.ppf([0.005, 0.995], CALIBRATION_REPS * (m - 1), 0.95)
     methods = {
         "independent": {"clusters": False},
-        "CR1": {"cluster_correction": "CR1"},
-        "CR2": {"cluster_correction": "CR2"},
-        "bootstrap": {"interval": "bootstrap", "n_resamples": 200},
+        "CR1": {"variant": "CR1"},
+        "CR2": {"variant": "CR2"},
+        "bootstrap": {"method": "bootstrap", "n_resamples": 200},
     }
     print(f"Calibration: 95% intervals of {m - 1} strength differences, {CALIBRATION_REPS} "
           f"data sets of 480 battles (target: {low / (m - 1) / CALIBRATION_REPS:.3f}-"
@@ -163,7 +163,7 @@ def calibration() -> dict[str, float]:
             for key, options in methods.items():
                 kw = {k: v for k, v in options.items() if k != "clusters"}
                 data = battles(names[a], names[b], y,
-                               clusters=None if "clusters" in options else prompts)  # fmt: skip
+                               cluster=None if "clusters" in options else prompts)  # fmt: skip
                 r = bradley_terry(data, scale="logit", anchor=f"m{m - 1}", rng=rep,
                                   n_draws=1000, **kw)  # fmt: skip
                 hits[key] += sum(

@@ -26,7 +26,7 @@ def main() -> dict[str, float]:
     print(f"Paired bootstrap of the mean difference: {N:,} binary items, {B:,} resamples")
     ratios = {}
     for method in ("percentile", "bca"):
-        ours, r = best_time(lambda m=method: bootstrap(x, y, interval=m, n_resamples=B, rng=1), 5)
+        ours, r = best_time(lambda m=method: bootstrap(x, y, method=m, n_resamples=B, rng=1), 5)
         theirs, s = best_time(
             lambda m=method: stats.bootstrap(
                 (x, y),
@@ -43,7 +43,7 @@ def main() -> dict[str, float]:
         ratios[f"bootstrap-{method}"] = ratio
         print(
             row(
-                f"evalsig.inference.bootstrap(interval={method!r})",
+                f"evalsig.inference.bootstrap(method={method!r})",
                 ours,
                 f"CI ({r.ci.low:+.5f}, {r.ci.high:+.5f})",
             )

@@ -6,7 +6,7 @@ no B x N matrix (it would take 8 GB), peak memory under 500 MB.
 The peer is ``evalstats.pairwise_differences(scores, 0, 1, method="bootstrap")`` (evalstats
 0.3.3; its ``method="auto"`` resolves to it at N >= 200): a percentile interval of the mean
 difference over ``n_bootstrap`` resamples of the items (default 10,000), drawn one resample
-at a time with ``rng.choice(n, n)``. evalsig's ``bootstrap(..., interval="percentile")`` with
+at a time with ``rng.choice(n, n)``. evalsig's ``bootstrap(..., method="percentile")`` with
 the same seed draws the same item indices, so the two intervals agree to rounding.
 """
 
@@ -39,14 +39,14 @@ def _beside_evalstats(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     """Percentile interval of the mean difference, evalsig and evalstats in turn, best of 3."""
 
     def ours() -> tuple[float, float]:
-        r = bootstrap(x, y, interval="percentile", n_resamples=B, rng=SEED)
+        r = bootstrap(x, y, method="percentile", n_resamples=B, rng=SEED)
         return r.ci.low, r.ci.high
 
     peer = _evalstats_call(x, y)
     calls = {"evalsig": ours} if peer is None else {"evalsig": ours, "evalstats": peer}
     timings = _interleaved(calls, repeat=3)
     labels = {
-        "evalsig": 'evalsig bootstrap(interval="percentile")',
+        "evalsig": 'evalsig bootstrap(method="percentile")',
         "evalstats": 'evalstats pairwise_differences(method="bootstrap")',
     }
     for name, (seconds, cpu, (low, high)) in timings.items():

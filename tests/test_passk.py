@@ -221,8 +221,8 @@ def test_bad_inputs_are_named() -> None:
         pass_at_k([[1, 0, 1]], 1)
     with pytest.raises(DataError, match=r"`k` lists a value twice"):
         pass_at_k(_samples(0), [1, 1])
-    with pytest.raises(DataError, match=r"`interval` must be 't' or 'bootstrap'"):
-        pass_at_k(_samples(0), 1, interval="wald")
+    with pytest.raises(DataError, match=r"`method` must be 't' or 'bootstrap'"):
+        pass_at_k(_samples(0), 1, method="wald")
     with pytest.raises(DataError, match=r"`too_few_samples` must be 'error' or 'drop'"):
         pass_at_k(_samples(0), 1, too_few_samples="skip")
     with pytest.raises(DataError, match=r"task 0 has c = 4 correct of n = 3"):
@@ -267,8 +267,8 @@ def test_within_part_is_null_without_2k_samples_and_says_why() -> None:
 
 def test_bootstrap_over_tasks_is_seeded_and_falls_back_below_50_tasks() -> None:
     matrix = _samples(9, tasks=120)
-    first = pass_at_k(matrix, [1, 5], interval="bootstrap", rng=3, n_resamples=2000)
-    again = pass_at_k(matrix, [1, 5], interval="bootstrap", rng=3, n_resamples=2000)
+    first = pass_at_k(matrix, [1, 5], method="bootstrap", rng=3, n_resamples=2000)
+    again = pass_at_k(matrix, [1, 5], method="bootstrap", rng=3, n_resamples=2000)
     assert first[5].ci == again[5].ci
     assert first.seed == 3
     assert first[5].method.startswith("bootstrap")
@@ -276,10 +276,10 @@ def test_bootstrap_over_tasks_is_seeded_and_falls_back_below_50_tasks() -> None:
     t = pass_at_k(matrix, 5)[5]
     assert abs(first[5].ci.low - t.ci.low) < 0.02  # near the t interval, not equal
     assert first[5].ci != t.ci
-    few = pass_at_k(matrix[:30], 5, interval="bootstrap", rng=3)[5]
+    few = pass_at_k(matrix[:30], 5, method="bootstrap", rng=3)[5]
     assert few.method == "t"
     assert "fewer than 50" in few.method_reason
-    assert pass_at_k(matrix[:30], 5, interval="bootstrap", rng=3).seed is None
+    assert pass_at_k(matrix[:30], 5, method="bootstrap", rng=3).seed is None
 
 
 def test_constant_estimates_and_clipping_are_noted() -> None:

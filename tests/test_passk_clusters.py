@@ -106,7 +106,7 @@ def test_paired_test_is_the_cluster_robust_core_on_per_task_differences() -> Non
         for k in (1, 2):
             pb, pc = numerics.pass_at_k(nb, base, k), numerics.pass_at_k(nb, cand, k)
             oracle = cluster_robust(
-                baseline=pb, candidate=pc, clusters=labels, alternative=alternative
+                baseline=pb, candidate=pc, cluster=labels, alternative=alternative
             )
             row = result[k]
             assert (row.method, row.n_clusters) == ("cluster-cr2", 20)
@@ -227,10 +227,8 @@ def test_bad_cluster_labels_are_named() -> None:
         pass_at_k([[1, 0], [0, 1]], 1, cluster="repo")
     with pytest.raises(DataError, match=r"task id -> label; got int"):
         pass_at_k(data, 1, cluster=3)
-    with pytest.raises(
-        DataError, match=r"`interval`='bootstrap' resamples tasks as if independent"
-    ):
-        pass_at_k(data, 1, cluster=[1, 1, 2, 2, 3, 3], interval="bootstrap")
+    with pytest.raises(DataError, match=r"`method`='bootstrap' resamples tasks as if independent"):
+        pass_at_k(data, 1, cluster=[1, 1, 2, 2, 3, 3], method="bootstrap")
     with pytest.raises(DataError, match=r"`method`='permutation' treats tasks as independent"):
         compare_pass_at_k(data, data, 1, cluster=[1, 1, 2, 2, 3, 3], method="permutation")
     short = SampleCounts(n=[4, 4, 2, 2], c=[1, 2, 1, 0])

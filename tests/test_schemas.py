@@ -345,7 +345,7 @@ def _pass_at_k(tmp: Path) -> list[Any]:
     counts = SampleCounts(n=[3, 12, 12, 12], c=[0, 3, 5, 12], tasks=["a", HOSTILE, "c", "d"])
     return [
         pass_at_k(table, [1, 5, 7]),  # from a file; k = 7: no within-task part (12 < 14)
-        pass_at_k(samples, 4, estimator="majority@k", interval="bootstrap", rng=1, n_resamples=200),
+        pass_at_k(samples, 4, estimator="majority@k", method="bootstrap", rng=1, n_resamples=200),
         pass_at_k(counts, [1, 5], estimator="pass^k", too_few_samples="drop"),
         pass_at_k(samples, [1, 5], cluster=[f"r{i // 4}" for i in range(60)]),  # CR2, 15 clusters
     ]
@@ -417,7 +417,7 @@ def _judge() -> list[Any]:
     return [
         ppi_mean(j[80:], j[:80], h[:80]),
         ppi_mean(
-            j[80:], j[:80], h[:80], tuned=False, clusters=(np.arange(320) % 30, np.arange(80) % 30)
+            j[80:], j[:80], h[:80], tuned=False, cluster=(np.arange(320) % 30, np.arange(80) % 30)
         ),
         ppi_paired_difference(
             (j[80:], j[80:][::-1]),
@@ -513,7 +513,7 @@ def _arena(tmp: Path) -> list[Any]:
     return [
         bradley_terry(from_file, rng=1).with_online_elo(elo(from_file)),  # a file, clusters
         bradley_terry(
-            data, ties="davidson", interval="bootstrap", n_resamples=100, anchor="beta", rng=2
+            data, ties="davidson", method="bootstrap", n_resamples=100, anchor="beta", rng=2
         ),
         bradley_terry(data, scale="logit", covariates={"length": np.linspace(-1, 1, 600)}, rng=3),
     ]

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.errors import DataError
 from evalsig.inference._pair_sums import zero_one_sums
 from evalsig.inference.allpairs import (
@@ -32,7 +33,7 @@ from evalsig.inference.allpairs import (
     tile_sums,
     tiles,
 )
-from evalsig.inference.ranking import ranks_of_chunk
+from evalsig.inference.ranking import ranks_of_chunk, seed_sequence
 
 __all__ = ["DaskExecutor", "Executor", "dask_executor", "executor_for", "local"]
 
@@ -84,20 +85,21 @@ class Executor:
         tasks = tiles(prepared, item_block=item_block, model_block=model_block)
         return assemble(scores.shape[0], tasks, self.map(tile_sums, prepared, tasks))
 
+    @renamed(seed="rng")
     def bootstrap_ranks(
         self,
         sums: np.ndarray,
         counts: np.ndarray,
         *,
         n_resamples: int,
-        seed: np.random.SeedSequence,
+        rng: np.random.SeedSequence | np.random.Generator | int,
     ) -> np.ndarray:
         """``(M, n_resamples)`` bootstrap ranks, chunk by chunk (see
         :func:`evalsig.inference.ranking.bootstrap_ranks`)."""
         n_chunks = -(-n_resamples // CHUNK)
         pieces = [
             (min(CHUNK, n_resamples - k * CHUNK), child)
-            for k, child in enumerate(seed.spawn(n_chunks))
+            for k, child in enumerate(seed_sequence(rng).spawn(n_chunks))
         ]
         parts = self.map(_chunk, (sums, counts), pieces)
         return np.concatenate(parts, axis=1)

@@ -135,7 +135,7 @@ def test_davidson_intervals_cover_the_strengths_and_the_tie_parameter():
 
 @pytest.mark.slow
 def test_battle_bootstrap_covers_strength_differences():
-    """The percentile bootstrap (``interval="bootstrap"``), 400 resamples per fit (with
+    """The percentile bootstrap (``method="bootstrap"``), 400 resamples per fit (with
     100, the 2.5% and 97.5% order statistics alone make the interval cover about 93%)."""
     reps, m = 100, 4
     s = STRENGTHS[:m]
@@ -146,7 +146,7 @@ def test_battle_bootstrap_covers_strength_differences():
         a, b = _pairs(rng, m, 600)
         y = (rng.random(600) < 1 / (1 + np.exp(-(s[a] - s[b])))) * 1.0
         data = battles(_names(m)[a], _names(m)[b], y)
-        r = bradley_terry(data, scale="logit", anchor=f"m{m - 1}", interval="bootstrap",
+        r = bradley_terry(data, scale="logit", anchor=f"m{m - 1}", method="bootstrap",
                           n_resamples=400, rng=rep, n_draws=1000)  # fmt: skip
         hits += _covered(r, truth)
     low, high = _band(reps)
@@ -203,10 +203,10 @@ def test_with_six_prompts_cr2_covers_while_cr1_and_independent_battles_do_not():
     for rep in range(reps):
         a, b, y, prompts = _clustered(rep, 6, 80)
         for key in hits:
-            data = battles(a, b, y, clusters=None if key == "independent" else prompts)
+            data = battles(a, b, y, cluster=None if key == "independent" else prompts)
             r = bradley_terry(
                 data, scale="logit", anchor=f"m{m - 1}", rng=rep, n_draws=1000,
-                cluster_correction="CR1" if key == "CR1" else "CR2",
+                variant="CR1" if key == "CR1" else "CR2",
             )  # fmt: skip
             hits[key] += _covered(r, truth)
     low, high = _band(reps)
@@ -229,9 +229,9 @@ def test_with_six_prompts_rank_intervals_of_equal_models_hold_with_cr2():
     for rep in range(reps):
         a, b, y, prompts = _clustered(40_000 + rep, 6, 80, equal)
         for key in ranked:
-            data = battles(a, b, y, clusters=None if key == "independent" else prompts)
+            data = battles(a, b, y, cluster=None if key == "independent" else prompts)
             r = bradley_terry(data, rng=rep, n_draws=2000,
-                              cluster_correction="CR1" if key == "CR1" else "CR2")  # fmt: skip
+                              variant="CR1" if key == "CR1" else "CR2")  # fmt: skip
             ranked[key] += _ranks_covered(r, equal)
     low, high = _band(reps)
     assert ranked == {"CR2": 282, "CR1": 219, "independent": 53}
@@ -256,9 +256,9 @@ def test_identical_copies_get_identical_bootstrap_intervals(ties):
         np.concatenate([names[a], twin_a[keep]]),
         np.concatenate([names[b], twin_b[keep]]),
         np.concatenate([y, y[keep]]),
-        clusters=np.concatenate([prompts, prompts[keep]]),
+        cluster=np.concatenate([prompts, prompts[keep]]),
     )
-    r = bradley_terry(data, ties=ties, interval="bootstrap", n_resamples=200, rng=3)
+    r = bradley_terry(data, ties=ties, method="bootstrap", n_resamples=200, rng=3)
     one, two = r["m1"], r["twin"]
     assert (one["ci"]["low"], one["ci"]["high"]) == pytest.approx(
         (two["ci"]["low"], two["ci"]["high"]), abs=1e-6

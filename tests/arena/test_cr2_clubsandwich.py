@@ -104,7 +104,7 @@ def _data(case: str):
     if case == "feature":
         options["features"] = (_digits(F) - 4.0)[:, None]
         options["feature_names"] = ["f"]
-    return battles(NAMES[a], NAMES[b], y, clusters=clusters, **options)
+    return battles(NAMES[a], NAMES[b], y, cluster=clusters, **options)
 
 
 @pytest.mark.parametrize("case", ["plain", "weighted", "feature"])

@@ -104,7 +104,7 @@ def test_cr2_and_its_degrees_of_freedom_match_a_dense_battle_level_loop(
         a, b, clusters = np.tile(a, 2), np.tile(b, 2), np.tile(clusters, 2)
         y = np.concatenate([y, 1.0 - y])
     w = np.where(rng.random(len(y)) < 0.3, 3.0, 1.0) if case == "weighted" else np.ones(len(y))
-    data = battles(names(M)[a], names(M)[b], y, clusters=clusters,
+    data = battles(names(M)[a], names(M)[b], y, cluster=clusters,
                    weights=w if case == "weighted" else None)  # fmt: skip
     rows = compress(data)
     assert len(rows.count) < len(y)  # the compressed path is exercised
@@ -130,7 +130,7 @@ def test_the_two_adjustments_differ_when_the_working_variances_do(simulate, name
     (``balanced``, all scores 0) the same."""
     a, b, y = simulate(STRENGTHS, 300, seed=21, tie_share=0.1)
     clusters = np.random.default_rng(121).integers(0, 8, len(y))
-    beta = fit(compress(battles(names(M)[a], names(M)[b], y, clusters=clusters)),
+    beta = fit(compress(battles(names(M)[a], names(M)[b], y, cluster=clusters)),
                ties="half", anchor=0).params[1:]  # fmt: skip
     x = _design(a, b)
     cs, _ = _dense_cr2(x, y, np.ones(len(y)), clusters, beta, np.eye(M - 1))
@@ -148,7 +148,7 @@ def test_cr2_exceeds_the_uncorrected_cluster_covariance(simulate, names):
     leverage adjustment inflates the residuals."""
     a, b, y = simulate(STRENGTHS, 600, seed=22)
     clusters = np.random.default_rng(22).integers(0, 6, len(y))
-    rows = compress(battles(names(M)[a], names(M)[b], y, clusters=clusters))
+    rows = compress(battles(names(M)[a], names(M)[b], y, cluster=clusters))
     two = fit(rows, ties="half", anchor=0, correction="CR2")
     one = fit(rows, ties="half", anchor=0, correction="CR1")
     raw = np.diag(one.cov_sandwich)[1:] * 5 / 6
@@ -160,7 +160,7 @@ def test_cr1_matches_statsmodels_glm_cluster_covariance(simulate, names):
     'use_correction': False})`` times G / (G - 1), to 1e-6 relative (fractional ties)."""
     a, b, y = simulate(STRENGTHS, 2000, seed=23, tie_share=0.2)
     clusters = np.random.default_rng(23).integers(0, 30, len(y))
-    rows = compress(battles(names(M)[a], names(M)[b], y, clusters=clusters))
+    rows = compress(battles(names(M)[a], names(M)[b], y, cluster=clusters))
     ours = fit(rows, ties="half", anchor=0, correction="CR1")
     assert ours.correction == "CR1"
     ref = sm.GLM(y, _design(a, b), family=sm.families.Binomial()).fit(
@@ -173,7 +173,7 @@ def test_cr1_matches_statsmodels_glm_cluster_covariance(simulate, names):
 def test_davidson_ties_fall_back_to_cr1_with_a_note(simulate, names):
     a, b, y = simulate(STRENGTHS, 600, seed=24, tie_share=0.2)
     clusters = np.random.default_rng(24).integers(0, 10, len(y))
-    rows = compress(battles(names(M)[a], names(M)[b], y, clusters=clusters))
+    rows = compress(battles(names(M)[a], names(M)[b], y, cluster=clusters))
     out = fit(rows, ties="davidson", anchor=0, correction="CR2")
     assert out.correction == "CR1"
     assert out.df is None
@@ -189,13 +189,13 @@ def test_studentised_maxima_match_a_dense_loop_on_the_same_draws(simulate, names
     rng = np.random.default_rng(125)
     y = rng.uniform(0.05, 0.95, len(a))  # fractional: no two battles alike
     clusters = rng.integers(0, 5, len(a))
-    rows = compress(battles(names(M)[a], names(M)[b], y, clusters=clusters))
+    rows = compress(battles(names(M)[a], names(M)[b], y, cluster=clusters))
     assert np.all(rows.count == 1)
     center = np.delete(np.eye(M) - 1.0 / M, 0, axis=1).T  # free parameters -> centred scores
     ours_fit = fit(rows, ties="half", anchor=0, correction="CR2", contrasts=center)
     use = ~np.eye(M, dtype=bool)
     seed = np.random.SeedSequence(7)
-    ours = studentized_maxima(ours_fit.cr2, center, use, n_draws=40, seed=seed, chunk=40)
+    ours = studentized_maxima(ours_fit.cr2, center, use, n_draws=40, rng=seed, chunk=40)
     order = np.argsort(rows.cluster, kind="stable")
     x = _design(rows.a[order], rows.b[order])
     g = rows.cluster[order]
@@ -240,7 +240,7 @@ def test_a_model_seen_on_one_prompt_only_is_noted(simulate, names):
     a, b, y = simulate(STRENGTHS, 400, seed=26)
     clusters = np.random.default_rng(26).integers(0, 6, len(y))
     clusters[(a == 3) | (b == 3)] = 0
-    rows = compress(battles(names(M)[a], names(M)[b], y, clusters=clusters))
+    rows = compress(battles(names(M)[a], names(M)[b], y, cluster=clusters))
     out = fit(rows, ties="half", anchor=0, correction="CR2")
     assert out.correction == "CR2"
     assert np.all(np.isfinite(out.cov_sandwich))
@@ -253,7 +253,7 @@ def test_too_costly_cr2_falls_back_with_notes(simulate, names, monkeypatch):
 
     a, b, y = simulate(STRENGTHS, 400, seed=27)
     clusters = np.random.default_rng(27).integers(0, 10, len(y))
-    data = battles(names(M)[a], names(M)[b], y, clusters=clusters)
+    data = battles(names(M)[a], names(M)[b], y, cluster=clusters)
     full = bradley_terry(data, rng=0)
     assert (full.cluster_correction, full.rank_null) == ("CR2", "cr2-studentized")
     monkeypatch.setattr(module, "maxima_cost", lambda *args, **kwargs: float("inf"))

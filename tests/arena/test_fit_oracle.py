@@ -53,7 +53,7 @@ def test_sandwich_without_clusters_is_statsmodels_hc0(simulate, names):
 def test_cluster_robust_sandwich_matches_statsmodels_times_g_over_g_minus_1(simulate, names):
     a, b, y = simulate(STRENGTHS, 3000, seed=3)
     clusters = np.random.default_rng(3).integers(0, 40, len(y))
-    rows = compress(battles(names(M)[a], names(M)[b], y, clusters=clusters))
+    rows = compress(battles(names(M)[a], names(M)[b], y, cluster=clusters))
     ours = fit(rows, ties="half", anchor=0)
     # statsmodels' cluster covariance without its small-sample factor; ours has G / (G - 1)
     ref = sm.Logit(y, _design(a, b)).fit(
@@ -195,12 +195,12 @@ def test_the_batched_bootstrap_is_a_loop_of_single_fits(simulate, names, ties, b
     y = np.where(np.random.default_rng(7).random(len(y)) < 0.15, 0.5, y)
     clusters = np.random.default_rng(8).integers(0, 4, len(y))
     features = np.random.default_rng(9).normal(size=(len(y), 1))
-    rows = compress(battles(names(M)[a], names(M)[b], y, clusters=clusters, features=features))
+    rows = compress(battles(names(M)[a], names(M)[b], y, cluster=clusters, features=features))
     start = np.delete(fit(rows, ties=ties, anchor=0).params, 0)
     monkeypatch.setattr(bootstrap, "BATCH_CELLS", batch)
     seed = np.random.SeedSequence(11)
     ours, failed = bootstrap.bootstrap_params(
-        rows, start, ties=ties, anchor=0, n_resamples=60, seed=seed
+        rows, start, ties=ties, anchor=0, n_resamples=60, rng=seed
     )
     loop = _bootstrap_loop(rows, start, ties, 60, np.random.SeedSequence(11))
     assert failed == np.isnan(loop[:, 0]).sum()

@@ -38,8 +38,8 @@ def _row(result, model):
 @pytest.mark.parametrize("interval", ["sandwich", "bootstrap"])
 def test_identical_copies_get_identical_intervals(simulate, interval):
     a, b, y, prompts = _with_copy(simulate, 1500, seed=11)
-    data = battles(a, b, y, clusters=prompts)
-    result = bradley_terry(data, interval=interval, n_resamples=200, rng=5)
+    data = battles(a, b, y, cluster=prompts)
+    result = bradley_terry(data, method=interval, n_resamples=200, rng=5)
     np.testing.assert_allclose(_row(result, "copy"), _row(result, "model-1"), rtol=0, atol=1e-6)
 
 
@@ -95,7 +95,7 @@ def test_cluster_robust_coverage_with_prompt_effects(simulate):
         y = (rng.random(600) < 1 / (1 + np.exp(-(0.3 + shift)))).astype(float)
         a, b = np.zeros(600, dtype=int), np.ones(600, dtype=int)
         for key, clusters in (("clusters", prompts), ("independent", None)):
-            r = bradley_terry(battles(names[a], names[b], y, clusters=clusters),
+            r = bradley_terry(battles(names[a], names[b], y, cluster=clusters),
                               scale="logit", anchor="m1", rng=rep, n_draws=1000)  # fmt: skip
             row = r["m0"]
             # the target: the population log-odds of the marginal win rate
@@ -118,7 +118,7 @@ def test_rank_intervals_follow_a_plain_loop_over_pairwise_intervals():
     g = rng.normal(size=(6, 6)) * 0.05
     cov = g @ g.T + np.eye(6) * 0.01
     ranks = simultaneous_ranks(
-        scores, cov, confidence_level=0.95, n_draws=4000, seed=np.random.SeedSequence(3)
+        scores, cov, confidence_level=0.95, n_draws=4000, rng=np.random.SeedSequence(3)
     )
     c = ranks.critical_value
     low, high = [], []
@@ -142,7 +142,7 @@ def test_simultaneous_critical_value_controls_the_familywise_level():
     """max-T over draws from an independent set of draws: P(max |T| > c) ~ 5%."""
     cov = np.diag([0.02, 0.03, 0.01, 0.05])
     ranks = simultaneous_ranks(np.zeros(4), cov, confidence_level=0.95, n_draws=20000,
-                               seed=np.random.SeedSequence(1))  # fmt: skip
+                               rng=np.random.SeedSequence(1))  # fmt: skip
     z = np.random.default_rng(99).multivariate_normal(np.zeros(4), cov, size=20000)
     se = np.sqrt(np.diag(cov)[:, None] + np.diag(cov)[None, :])
     np.fill_diagonal(se, np.inf)

@@ -32,7 +32,7 @@ def _validate(document):
     "options",
     [
         {},
-        {"ties": "davidson", "interval": "bootstrap", "n_resamples": 100},
+        {"ties": "davidson", "method": "bootstrap", "n_resamples": 100},
         {"anchor": "beta", "scale": "logit"},
         {"covariates": {"length": np.linspace(-1, 1, 900)}},
     ],
@@ -46,7 +46,7 @@ def test_to_dict_matches_the_schema(simulate, options):
 
 
 def test_clusters_and_online_elo_in_the_document(simulate):
-    data = _data(simulate, clusters=np.arange(900) % 30)
+    data = _data(simulate, cluster=np.arange(900) % 30)
     result = bradley_terry(data, rng=2).with_online_elo(elo(data, k=4))
     document = result.to_dict()
     _validate(document)
@@ -110,8 +110,8 @@ def test_bad_battles_are_named():
         battles(["a"], ["a"], [1])
     with pytest.raises(DataError, match="`weights` must be positive"):
         battles(["a"], ["b"], [1], weights=[0])
-    with pytest.raises(DataError, match="`clusters` is missing for battles 0"):
-        battles(["a"], ["b"], [1], clusters=[None])
+    with pytest.raises(DataError, match="`cluster` is missing for battles 0"):
+        battles(["a"], ["b"], [1], cluster=[None])
 
 
 def test_a_saved_document_renders_in_a_report_page(simulate):

@@ -19,7 +19,7 @@ def _data(seed: int, n: int = 300, shift: float = 0.03) -> tuple[np.ndarray, np.
 @pytest.mark.parametrize("kind", ["percentile", "basic", "bca"])
 def test_interval_agrees_with_scipy(kind: str) -> None:
     x, y = _data(1)
-    ours = bootstrap(x, y, interval=kind, n_resamples=40_000, rng=2)  # type: ignore[arg-type]
+    ours = bootstrap(x, y, method=kind, n_resamples=40_000, rng=2)  # type: ignore[arg-type]
     theirs = stats.bootstrap(
         (x, y),
         lambda a, b, axis: np.mean(b - a, axis=axis),
@@ -56,7 +56,7 @@ def test_acceleration_matches_jackknife_loop() -> None:
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 def test_pvalue_is_the_level_where_the_interval_touches_zero(kind: str, alternative: str) -> None:
     x, y = _data(6, n=400, shift=0.012 if alternative != "less" else -0.012)
-    r = bootstrap(baseline=x, candidate=y, interval=kind, alternative=alternative, rng=7)  # type: ignore[arg-type]
+    r = bootstrap(baseline=x, candidate=y, method=kind, alternative=alternative, rng=7)  # type: ignore[arg-type]
     assert 0.005 < r.pvalue < 0.6  # replicates are dense near 0 here
     ci = r.confidence_interval(1 - r.pvalue)
     bound = ci.high if alternative == "less" else ci.low
@@ -74,7 +74,7 @@ def test_custom_statistic_oracle_same_draws(monkeypatch: pytest.MonkeyPatch) -> 
     def stat(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
         return cand[..., 0] / cand[..., 1] - base[..., 0] / base[..., 1]
 
-    r = bootstrap(a, b, statistic=stat, interval="percentile", n_resamples=200, rng=9)
+    r = bootstrap(a, b, statistic=stat, method="percentile", n_resamples=200, rng=9)
     idx = np.random.default_rng(9).integers(0, 50, size=(200, 50), dtype=np.int32)
     loop = np.array([float(stat(a[row].sum(0), b[row].sum(0))) for row in idx])
     assert r.se == pytest.approx(np.std(loop, ddof=1), rel=1e-10)
@@ -99,8 +99,8 @@ def test_degenerate_bca_falls_back_to_percentile() -> None:
 
 
 def test_bad_input() -> None:
-    with pytest.raises(DataError, match="bootstrap `interval` must be one of"):
-        bootstrap([0, 1], [1, 1], interval="studentized")  # type: ignore[arg-type]
+    with pytest.raises(DataError, match="bootstrap `method` must be one of"):
+        bootstrap([0, 1], [1, 1], method="studentized")  # type: ignore[arg-type]
     with pytest.raises(DataError, match="statistic returned NaN or infinite values"):
         bootstrap(
             [[0.0, 1.0]] * 49 + [[1.0, 0.0]],  # column 0 sums to 0 without the last row

@@ -61,7 +61,7 @@ def test_golden_cr1_statsmodels() -> None:
     # statsmodels 0.15: sm.OLS(S, np.ones(12)).fit(cov_type='cluster',
     #     cov_kwds={'groups': C}, use_t=True) -> bse 0.1814436847, conf_int (0.0892318828,
     #     1.2441014505) on t(G - 1 = 3); mean 0.6666666667.
-    r = cluster_robust(ZEROS, S, C, variant="cr1")
+    r = cluster_robust(ZEROS, S, C, method="cr1")
     assert r.method == "cluster-cr1"
     assert r.estimate == pytest.approx(0.6666666667, rel=1e-9)
     assert r.se == pytest.approx(0.1814436847, rel=1e-9)
@@ -74,7 +74,7 @@ def test_golden_cr1_statsmodels() -> None:
 def test_golden_cr0() -> None:
     # REFERENCE.md: CR0 0.1571348403 (statsmodels cov_type='cluster' with
     # cov_kwds={'groups': C, 'use_correction': False}); CR1 = CR0 * sqrt(G / (G - 1)), K = 1.
-    r = cluster_robust(ZEROS, S, C, variant="cr1")
+    r = cluster_robust(ZEROS, S, C, method="cr1")
     assert r.se * math.sqrt(3 / 4) == pytest.approx(0.1571348403, rel=1e-9)
 
 
@@ -94,7 +94,7 @@ def test_golden_cr2_bell_mccaffrey() -> None:
 def test_golden_naive_se_with_singleton_clusters(variant: str) -> None:
     # REFERENCE.md: naive SE (ddof=1) 0.1421338109, i.e. scipy.stats.sem(S). With every item
     # its own cluster both CR1 and CR2 are the paired t-test.
-    r = cluster_robust(ZEROS, S, list(range(12)), variant=variant)  # type: ignore[arg-type]
+    r = cluster_robust(ZEROS, S, list(range(12)), method=variant)  # type: ignore[arg-type]
     assert r.se == pytest.approx(0.1421338109, rel=1e-9)
     assert r.df == pytest.approx(11, rel=1e-12)
 
@@ -128,7 +128,7 @@ def test_cr1_matches_statsmodels(seed: int) -> None:
     sizes = rng.integers(1, 15, size=int(rng.integers(3, 25))).tolist()
     d, codes = _clustered(seed, sizes, shift=0.2)
     fit = sm.OLS(d, np.ones(len(d))).fit(cov_type="cluster", cov_kwds={"groups": codes}, use_t=True)
-    ours = cluster_robust(np.zeros(len(d)), d, codes, variant="cr1", confidence_level=0.9)
+    ours = cluster_robust(np.zeros(len(d)), d, codes, method="cr1", confidence_level=0.9)
     assert ours.se == pytest.approx(fit.bse[0], rel=1e-10)
     assert ours.statistic == pytest.approx(fit.tvalues[0], rel=1e-10)
     assert ours.pvalue == pytest.approx(fit.pvalues[0], rel=1e-8)
@@ -137,7 +137,7 @@ def test_cr1_matches_statsmodels(seed: int) -> None:
     assert (ours.ci.low, ours.ci.high) == pytest.approx((low, high), rel=1e-10)
     # one-sided p-values from the same t and df
     greater = cluster_robust(
-        baseline=np.zeros(len(d)), candidate=d, clusters=codes, variant="cr1", alternative="greater"
+        baseline=np.zeros(len(d)), candidate=d, cluster=codes, method="cr1", alternative="greater"
     )
     assert greater.pvalue == pytest.approx(stats.t.sf(fit.tvalues[0], len(sizes) - 1), rel=1e-8)
 
@@ -251,7 +251,7 @@ def test_pairs_bootstrap_distribution_matches_naive_cluster_resampling() -> None
     engine = _pairs_replicates(summary, b, np.random.default_rng(22))
     drawn = np.random.default_rng(23).integers(0, 250, size=(b, 250))  # naive: cluster indices
     naive = summary.totals[drawn].sum(axis=1) / summary.sizes[drawn].sum(axis=1)
-    se = cluster_robust(np.zeros(len(d)), d, codes, variant="cr1").se
+    se = cluster_robust(np.zeros(len(d)), d, codes, method="cr1").se
     # Seeded counts below three thresholds; each pair of counts is two Binomial(B, p) draws,
     # so their difference lies within 4 standard deviations (two-sided 6e-5) if they agree.
     observed = []
@@ -307,7 +307,7 @@ def test_wild_exact_enumeration_matches_brute_force(seed: int) -> None:
     base = np.zeros(len(d))
     r = {
         alt: cluster_bootstrap(
-            baseline=base, candidate=d, clusters=codes, variant="wild", alternative=alt
+            baseline=base, candidate=d, cluster=codes, method="wild", alternative=alt
         )  # type: ignore[arg-type]
         for alt in ("greater", "less", "two-sided")
     }
@@ -318,7 +318,7 @@ def test_wild_exact_enumeration_matches_brute_force(seed: int) -> None:
     assert any("exact enumeration of all 2^6 = 64 sign vectors" in n for n in r["greater"].notes)
     assert r["greater"].statistic == pytest.approx(d.mean() / _cr1_loop(d, codes), rel=1e-12)
     # The interval inverts the same test: at its bounds the brute-force p-value crosses the tail.
-    ci = cluster_bootstrap(base, d, codes, variant="wild", confidence_level=0.9).ci
+    ci = cluster_bootstrap(base, d, codes, method="wild", confidence_level=0.9).ci
     step = 1e-7 * r["greater"].se
     assert _wild_brute_force(d, codes, ci.low)[0] > 0.05
     assert _wild_brute_force(d, codes, ci.low - step)[0] <= 0.05
@@ -329,8 +329,8 @@ def test_wild_exact_enumeration_matches_brute_force(seed: int) -> None:
 def test_wild_monte_carlo_agrees_with_exact_enumeration() -> None:
     d, codes = _clustered(50, [4, 6, 3, 5, 8, 2, 7, 4, 5, 6, 3, 4], shift=0.8)
     base = np.zeros(len(d))
-    exact = cluster_bootstrap(base, d, codes, variant="wild", n_resamples=2**12)
-    mc = cluster_bootstrap(base, d, codes, variant="wild", n_resamples=3000, rng=51)
+    exact = cluster_bootstrap(base, d, codes, method="wild", n_resamples=2**12)
+    mc = cluster_bootstrap(base, d, codes, method="wild", n_resamples=3000, rng=51)
     assert exact.n_resamples is None
     assert mc.n_resamples == 3000
     assert any("Monte Carlo over 3,000 sign vectors" in n for n in mc.notes)
@@ -344,18 +344,18 @@ def test_wild_monte_carlo_agrees_with_exact_enumeration() -> None:
 
 
 def test_wild_with_very_few_clusters_cannot_reject() -> None:
-    r = cluster_bootstrap(ZEROS, S, C, variant="wild")
+    r = cluster_bootstrap(ZEROS, S, C, method="wild")
     assert r.pvalue == 0.25  # two of the 16 sign vectors reach t_obs: cluster 2 totals 0
     assert (r.ci.low, r.ci.high) == (-math.inf, math.inf)
     assert any("smallest attainable two-sided p-value is 0.125" in n for n in r.notes)
-    assert r.statistic == pytest.approx(cluster_robust(ZEROS, S, C, variant="cr1").statistic)
+    assert r.statistic == pytest.approx(cluster_robust(ZEROS, S, C, method="cr1").statistic)
 
 
 def test_wild_monte_carlo_swap_uses_the_same_sign_vectors() -> None:
     d, codes = _clustered(52, [3] * 16, shift=0.3)
     x, y = np.zeros(len(d)), d
-    forward = cluster_bootstrap(x, y, codes, variant="wild", n_resamples=999, rng=53)
-    backward = cluster_bootstrap(y, x, codes, variant="wild", n_resamples=999, rng=53)
+    forward = cluster_bootstrap(x, y, codes, method="wild", n_resamples=999, rng=53)
+    backward = cluster_bootstrap(y, x, codes, method="wild", n_resamples=999, rng=53)
     assert forward.n_resamples == 999  # 2^16 sign vectors: Monte Carlo
     assert backward.pvalue == forward.pvalue
     assert backward.statistic == pytest.approx(-forward.statistic, rel=1e-12)
@@ -384,13 +384,13 @@ def _run(
     """One test; at most 7 clusters here, so the wild bootstrap enumerates every sign vector."""
     if variant in ("cr1", "cr2"):
         return cluster_robust(  # type: ignore[misc]
-            baseline=x, candidate=y, clusters=labels, variant=variant, **options
+            baseline=x, candidate=y, cluster=labels, method=variant, **options
         )
     return cluster_bootstrap(
         baseline=x,
         candidate=y,
-        clusters=labels,
-        variant=variant,  # type: ignore[arg-type]
+        cluster=labels,
+        method=variant,  # type: ignore[arg-type]
         n_resamples=300,
         rng=0,
         **options,
@@ -475,7 +475,7 @@ def test_false_positive_rate_and_coverage_with_50_clusters() -> None:
     for _ in range(2000):
         d = rng.normal(0, 0.5, 50)[codes] + rng.normal(0, 1.0, codes.size)
         for variant in ("cr1", "cr2"):
-            r = cluster_robust(base, d, codes, variant=variant)  # type: ignore[arg-type]
+            r = cluster_robust(base, d, codes, method=variant)  # type: ignore[arg-type]
             rejected[variant] += r.pvalue <= 0.05
             covered[variant] += r.ci.contains(0.0)
     assert rejected == {"cr1": 109, "cr2": 106}
@@ -498,9 +498,9 @@ def test_pairs_bootstrap_over_rejects_with_8_clusters() -> None:
         d = rng.normal(0, 0.5, 8)[codes] + rng.normal(0, 1.0, codes.size)
         results = {
             "cr2": cluster_robust(base, d, codes),
-            "cr1": cluster_robust(base, d, codes, variant="cr1"),
+            "cr1": cluster_robust(base, d, codes, method="cr1"),
             "pairs": cluster_bootstrap(base, d, codes, n_resamples=999, rng=rng),
-            "wild": cluster_bootstrap(base, d, codes, variant="wild", n_resamples=999, rng=rng),
+            "wild": cluster_bootstrap(base, d, codes, method="wild", n_resamples=999, rng=rng),
         }
         for name, r in results.items():
             rejected[name] += r.pvalue <= 0.05
@@ -552,7 +552,7 @@ def test_few_clusters_note_only_below_30() -> None:
 
 
 def test_bad_cluster_labels() -> None:
-    with pytest.raises(DataError, match=r"`clusters` has 11 labels but there are 12 items"):
+    with pytest.raises(DataError, match=r"`cluster` has 11 labels but there are 12 items"):
         cluster_robust(ZEROS, S, C[:11])
     with pytest.raises(DataError, match=r"2 missing label\(s\) \(None or NaN\) at 'position 1', "):
         cluster_robust(ZEROS, S, [0, None, 0, 1, 1, float("nan"), 1, 2, 2, 3, 3, 3])
@@ -564,9 +564,9 @@ def test_bad_cluster_labels() -> None:
         cluster_robust(ZEROS, S, [[0], *C[1:]])
     with pytest.raises(DataError, match=r"one-dimensional, one label per item; got shape"):
         cluster_robust(ZEROS, S, np.zeros((12, 2)))
-    with pytest.raises(DataError, match=r"`clusters` must be a sequence of 12 cluster labels"):
+    with pytest.raises(DataError, match=r"`cluster` must be a sequence of 12 cluster labels"):
         cluster_robust(ZEROS, S, "abcdefghijkl")
-    with pytest.raises(DataError, match=r"`clusters` must be a sequence of 12 cluster labels"):
+    with pytest.raises(DataError, match=r"`cluster` must be a sequence of 12 cluster labels"):
         cluster_robust(ZEROS, S, 3)
 
 
@@ -578,16 +578,16 @@ def test_pandas_missing_labels() -> None:
 
 
 def test_bad_options_and_scores() -> None:
-    with pytest.raises(DataError, match=r"`variant` must be one of 'cr2', 'cr1'; got 'CR2'"):
-        cluster_robust(ZEROS, S, C, variant="CR2")  # type: ignore[arg-type]
-    with pytest.raises(DataError, match=r"`variant` must be one of 'pairs', 'wild'; got 'cr2'"):
-        cluster_bootstrap(ZEROS, S, C, variant="cr2")  # type: ignore[arg-type]
+    with pytest.raises(DataError, match=r"`method` must be one of 'cr2', 'cr1'; got 'CR2'"):
+        cluster_robust(ZEROS, S, C, method="CR2")  # type: ignore[arg-type]
+    with pytest.raises(DataError, match=r"`method` must be one of 'pairs', 'wild'; got 'cr2'"):
+        cluster_bootstrap(ZEROS, S, C, method="cr2")  # type: ignore[arg-type]
     with pytest.raises(DataError, match="`n_resamples` must be at least 100; got 5"):
         cluster_bootstrap(ZEROS, S, C, n_resamples=5)
     with pytest.raises(DataError, match=r"`rng` must be a numpy\.random\.Generator"):
         cluster_bootstrap(ZEROS, S, C, rng="seed")  # type: ignore[arg-type]
     with pytest.raises(DataError, match="`alternative` must be one of"):
-        cluster_robust(baseline=ZEROS, candidate=S, clusters=C, alternative="bigger")  # type: ignore[arg-type]
+        cluster_robust(baseline=ZEROS, candidate=S, cluster=C, alternative="bigger")  # type: ignore[arg-type]
     with pytest.raises(DataError, match="`confidence_level` must be a number strictly between"):
         cluster_bootstrap(ZEROS, S, C, confidence_level=95)
     with pytest.raises(AlignmentError, match=r"`baseline` has shape \(11,\)"):

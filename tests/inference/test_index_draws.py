@@ -72,7 +72,7 @@ RECORDED_RATIO_SE = 0.002827280895506766
 @pytest.mark.parametrize("kind", ["percentile", "basic", "bca"])
 def test_continuous_intervals_are_the_recorded_ones(kind: str) -> None:
     x, y, _, _ = _recorded_data()
-    r = bootstrap(x, y, interval=kind, n_resamples=3000, rng=11)  # type: ignore[arg-type]
+    r = bootstrap(x, y, method=kind, n_resamples=3000, rng=11)  # type: ignore[arg-type]
     if kind == "basic":
         # 2 * estimate - the percentile bounds (recorded exactly): the estimate's last bits
         # follow numpy's summation, which differs between its versions.

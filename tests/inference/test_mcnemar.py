@@ -20,26 +20,26 @@ class TestGolden:
     # statsmodels.stats.contingency_tables.mcnemar(TABLE, exact=True) -> p 0.1434631348
     # (= scipy.stats.binomtest(5, 17).pvalue)
     def test_exact(self) -> None:
-        r = mcnemar_from_table(TABLE, variant="exact")
+        r = mcnemar_from_table(TABLE, method="exact")
         assert r.pvalue == pytest.approx(0.1434631348, rel=1e-9)
         assert r.statistic == 12  # n01, the candidate-better discordant count
         assert r.method == "mcnemar-exact"
 
     # mcnemar(TABLE, exact=False, correction=False) -> statistic 2.882352941, p 0.08955507441
     def test_asymptotic(self) -> None:
-        r = mcnemar_from_table(TABLE, variant="asymptotic")
+        r = mcnemar_from_table(TABLE, method="asymptotic")
         assert r.statistic**2 == pytest.approx(2.882352941, rel=1e-9)
         assert r.pvalue == pytest.approx(0.08955507441, rel=1e-9)
 
     # mcnemar(TABLE, exact=False, correction=True) -> statistic 2.117647059, p 0.1456100954
     def test_corrected(self) -> None:
-        r = mcnemar_from_table(TABLE, variant="corrected")
+        r = mcnemar_from_table(TABLE, method="corrected")
         assert r.statistic**2 == pytest.approx(2.117647059, rel=1e-9)
         assert r.pvalue == pytest.approx(0.1456100954, rel=1e-9)
 
     # mid-p = exact p - binom.pmf(5, 17, 0.5) = 0.0962524414
     def test_mid_p(self) -> None:
-        r = mcnemar_from_table(TABLE, variant="mid-p")
+        r = mcnemar_from_table(TABLE, method="mid-p")
         assert r.pvalue == pytest.approx(0.0962524414, rel=1e-9)
 
     def test_estimate_is_difference_in_accuracy(self) -> None:
@@ -55,10 +55,10 @@ def test_matches_statsmodels_on_random_tables(seed: int) -> None:
     table[0, 1] += 1  # at least one discordant item
     if table[0, 1] == table[1, 0]:
         table[0, 1] += 1  # see test_corrected_statistic_is_zero_for_balanced_discordance
-    exact = mcnemar_from_table(table, variant="exact").pvalue
+    exact = mcnemar_from_table(table, method="exact").pvalue
     assert exact == pytest.approx(sm_mcnemar(table, exact=True).pvalue, rel=1e-10)
     for variant, correction in (("asymptotic", False), ("corrected", True)):
-        ours = mcnemar_from_table(table, variant=variant)
+        ours = mcnemar_from_table(table, method=variant)
         theirs = sm_mcnemar(table, exact=False, correction=correction)
         assert ours.statistic**2 == pytest.approx(theirs.statistic, rel=1e-10, abs=1e-12)
         assert ours.pvalue == pytest.approx(theirs.pvalue, rel=1e-10)
@@ -68,7 +68,7 @@ def test_matches_statsmodels_on_random_tables(seed: int) -> None:
 def test_one_sided_exact_matches_binomtest(n01: int, n10: int) -> None:
     table = [[40, n01], [n10, 20]]
     for alternative, scipy_alt in (("greater", "greater"), ("less", "less")):
-        ours = mcnemar_from_table(table, variant="exact", alternative=alternative).pvalue
+        ours = mcnemar_from_table(table, method="exact", alternative=alternative).pvalue
         theirs = stats.binomtest(n01, n01 + n10, 0.5, alternative=scipy_alt).pvalue
         assert ours == pytest.approx(theirs, rel=1e-12)
 
@@ -76,13 +76,13 @@ def test_one_sided_exact_matches_binomtest(n01: int, n10: int) -> None:
 def test_corrected_statistic_is_zero_for_balanced_discordance() -> None:
     # statsmodels computes (|b - c| - 1)^2 / (b + c) = 1/(b + c) > 0 when b = c; the
     # correction must not overshoot: equal discordant counts are no evidence at all.
-    r = mcnemar_from_table([[20, 28], [28, 20]], variant="corrected")
+    r = mcnemar_from_table([[20, 28], [28, 20]], method="corrected")
     assert r.statistic == 0.0
     assert r.pvalue == 1.0
 
 
 def test_one_sided_mid_p() -> None:
-    r = mcnemar_from_table(TABLE, variant="mid-p", alternative="greater")
+    r = mcnemar_from_table(TABLE, method="mid-p", alternative="greater")
     expected = stats.binom.sf(12, 17, 0.5) + 0.5 * stats.binom.pmf(12, 17, 0.5)
     assert r.pvalue == pytest.approx(expected, rel=1e-12)
 
@@ -121,7 +121,7 @@ def test_tango_interval_matches_numerical_oracle(n01: int, n10: int, n: int) -> 
 
 
 def test_tango_interval_is_dual_to_asymptotic_test() -> None:
-    r = mcnemar_from_table(TABLE, variant="asymptotic")
+    r = mcnemar_from_table(TABLE, method="asymptotic")
     # the two-sided p-value is the level at which the interval just touches 0
     ci = r.confidence_interval(1 - r.pvalue)
     assert min(abs(ci.low), abs(ci.high)) == pytest.approx(0.0, abs=1e-9)
@@ -134,7 +134,7 @@ def test_one_sided_interval_has_natural_bound() -> None:
 
 
 def test_all_discordant_one_way_reaches_the_boundary() -> None:
-    r = mcnemar_from_table([[0, 10], [0, 0]], variant="exact")
+    r = mcnemar_from_table([[0, 10], [0, 0]], method="exact")
     assert r.estimate == 1.0
     assert r.ci.high == 1.0
     assert 0 < r.ci.low < 1
@@ -158,12 +158,12 @@ def test_auto_variant_switches_on_discordant_count() -> None:
 def test_score_cc_statistic_and_pvalue() -> None:
     """z = (|n01 - n10| - 1/2) / sqrt(n01 + n10), here (7 - 0.5) / sqrt(17); the normal
     p-value of it (two-sided 0.1264, one-sided half of it)."""
-    r = mcnemar_from_table(TABLE, variant="score-cc")
+    r = mcnemar_from_table(TABLE, method="score-cc")
     assert r.statistic == pytest.approx(6.5 / math.sqrt(17), rel=1e-12)
     assert r.pvalue == pytest.approx(2 * stats.norm.sf(6.5 / math.sqrt(17)), rel=1e-12)
-    greater = mcnemar_from_table(TABLE, variant="score-cc", alternative="greater")
+    greater = mcnemar_from_table(TABLE, method="score-cc", alternative="greater")
     assert greater.pvalue == pytest.approx(stats.norm.sf(6.5 / math.sqrt(17)), rel=1e-12)
-    balanced = mcnemar_from_table([[20, 3], [3, 20]], variant="score-cc")
+    balanced = mcnemar_from_table([[20, 3], [3, 20]], method="score-cc")
     assert (balanced.statistic, balanced.pvalue) == (0.0, 1.0)
 
 
@@ -203,17 +203,17 @@ def test_corrected_interval_matches_numerical_oracle(n01: int, n10: int, n: int)
 
 def test_requested_variants_other_than_auto_say_the_interval_is_another_statistics() -> None:
     for variant in ("exact", "mid-p", "corrected"):
-        r = mcnemar_from_table(TABLE, variant=variant)  # type: ignore[arg-type]
+        r = mcnemar_from_table(TABLE, method=variant)  # type: ignore[arg-type]
         assert any("comes from another statistic" in note for note in r.notes)
     for variant in ("auto", "score-cc", "asymptotic"):
-        r = mcnemar_from_table(TABLE, variant=variant)  # type: ignore[arg-type]
+        r = mcnemar_from_table(TABLE, method=variant)  # type: ignore[arg-type]
         assert not any("another statistic" in note for note in r.notes)
 
 
 def test_from_arrays_counts_discordant_items() -> None:
     x = np.array([0, 0, 1, 1, 1, 0, 1, 0])
     y = np.array([1, 1, 1, 0, 1, 0, 1, 1])
-    r = mcnemar(x, y, variant="exact")
+    r = mcnemar(x, y, method="exact")
     assert r.statistic == 3  # items 0, 1, 7
     assert r.estimate == pytest.approx(2 / 8)
 
@@ -230,8 +230,8 @@ class TestBadInput:
             mcnemar_from_table([[1, -2], [3, 4]])
 
     def test_bad_variant(self) -> None:
-        with pytest.raises(DataError, match=r"McNemar `variant` must be one of .*got 'fast'"):
-            mcnemar([0, 1], [1, 1], variant="fast")  # type: ignore[arg-type]
+        with pytest.raises(DataError, match=r"McNemar `method` must be one of .*got 'fast'"):
+            mcnemar([0, 1], [1, 1], method="fast")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("n01", "n10", "n"), [(0, 0, 3000), (7, 3, 11), (150, 149, 3000)])

@@ -348,7 +348,7 @@ def test_t_interval_for_pass_at_k_covers_at_the_nominal_rate() -> None:
     covered = 0
     for row in estimates:
         mean = P.mean_over_tasks(
-            row, interval="t", confidence_level=0.95, n_resamples=0, rng=rng, name="pass@5"
+            row, method="t", confidence_level=0.95, n_resamples=0, rng=rng, name="pass@5"
         )
         low, high = mean.interval(0.95)
         covered += low <= truth <= high
@@ -378,7 +378,7 @@ def test_paired_test_false_positive_rate_at_alpha_5_percent() -> None:
 def test_mean_over_tasks_cuts_the_interval_to_the_unit_interval_and_says_so() -> None:
     values = np.array([1.0, 1.0, 1.0, 0.2])
     mean = P.mean_over_tasks(
-        values, interval="t", confidence_level=0.95, n_resamples=0,
+        values, method="t", confidence_level=0.95, n_resamples=0,
         rng=np.random.default_rng(0), name="pass@5",
     )  # fmt: skip
     low, high = mean.interval(0.95)
@@ -391,7 +391,7 @@ def test_mean_over_tasks_cuts_the_interval_to_the_unit_interval_and_says_so() ->
 def test_mean_over_tasks_t_interval_is_scipys() -> None:
     values = np.random.default_rng(3).beta(2, 3, 40)
     mean = P.mean_over_tasks(
-        values, interval="t", confidence_level=0.9, n_resamples=0,
+        values, method="t", confidence_level=0.9, n_resamples=0,
         rng=np.random.default_rng(0), name="pass@1",
     )  # fmt: skip
     expected = stats.t.interval(0.9, 39, loc=values.mean(), scale=stats.sem(values))

@@ -47,7 +47,7 @@ def test_binary_exact_equals_exact_mcnemar() -> None:
     x = rng.integers(0, 2, 40)
     y = np.where(rng.random(40) < 0.3, 1 - x, x)
     perm = permutation_test(baseline=x, candidate=y, alternative="greater", exact=True)
-    exact = mcnemar(baseline=x, candidate=y, variant="exact", alternative="greater")
+    exact = mcnemar(baseline=x, candidate=y, method="exact", alternative="greater")
     assert perm.pvalue == pytest.approx(exact.pvalue, rel=1e-12)
 
 

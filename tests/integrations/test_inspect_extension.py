@@ -186,7 +186,7 @@ def test_the_metric_matches_inspect_and_evalsig(logs: dict[str, EvalLog]) -> Non
     table = evalsig.load(log.location, cluster_column="subject")
     assert table.clusters is not None
     reference = cluster_robust(
-        np.zeros(n), table.means, table.clusters, variant="cr2", confidence_level=0.9
+        np.zeros(n), table.means, table.clusters, method="cr2", confidence_level=0.9
     )
     assert (cr2["ci_low"], cr2["ci_high"]) == pytest.approx(tuple(reference.ci), rel=1e-12)
 

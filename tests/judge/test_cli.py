@@ -56,7 +56,7 @@ def test_clusters_and_plain(one_model: tuple[Path, np.ndarray, np.ndarray]) -> N
     document = json.loads(out)
     topics = [f"t{i % 40}" for i in range(300)]
     expected = ppi_mean(judge[80:], judge[:80], human[:80], tuned=False,
-                        clusters=(topics[80:], topics[:80]))  # fmt: skip
+                        cluster=(topics[80:], topics[:80]))  # fmt: skip
     assert document["method"] == "ppi"
     assert document["n_clusters"] == 40
     assert document["se"] == pytest.approx(expected.se, abs=1e-12)

@@ -118,7 +118,7 @@ def test_cluster_duplicates_equal_the_items() -> None:
         np.repeat(j_l, 3),
         np.repeat(h, 3),
         tuned=False,
-        clusters=(np.repeat(np.arange(120), 3), np.repeat(np.arange(120, 160), 3)),
+        cluster=(np.repeat(np.arange(120), 3), np.repeat(np.arange(120, 160), 3)),
     )
     g = 160
     assert copies.estimate == pytest.approx(plain.estimate)
@@ -199,13 +199,13 @@ def test_to_dict_is_strict_json() -> None:
         (([0, 1, 1], [0, 1], [1, 0]), {"tuned": "yes"}, "`tuned` must be True"),
         (
             ([0, 1, 1], [0, 1], [1, 0]),
-            {"clusters": (["a", "a", "a"], ["a", "a"])},
+            {"cluster": (["a", "a", "a"], ["a", "a"])},
             "all 5 items are in one cluster",
         ),
         (
             ([0, 1, 1], [0, 1], [1, 0]),
-            {"clusters": (["a", "b"], ["a", "b"])},
-            "`clusters[0] (unlabeled items)` has 2 cluster labels but there are 3 items",
+            {"cluster": (["a", "b"], ["a", "b"])},
+            "`cluster[0] (unlabeled items)` has 2 cluster labels but there are 3 items",
         ),
     ],
 )

@@ -25,7 +25,7 @@ def _results() -> list[JudgeResult]:
             j[:100],
             h[:100],
             tuned=False,
-            clusters=(np.arange(500) % 25, np.arange(100) % 25),
+            cluster=(np.arange(500) % 25, np.arange(100) % 25),
         ),
         ppi_paired_difference(
             (j[100:], j[100:][::-1]),

@@ -35,7 +35,7 @@ def test_mcnemar_at_n_star_has_the_target_power() -> None:
     rejected = 0
     for n01, n10, _ in counts:
         table = [[0, n01], [n10, n - n01 - n10]]
-        rejected += mcnemar_from_table(table, variant="asymptotic").pvalue <= 0.05
+        rejected += mcnemar_from_table(table, method="asymptotic").pvalue <= 0.05
     lo, hi = _band(sims, 0.8)
     assert lo <= rejected <= hi
     assert rejected == 1598
@@ -50,7 +50,7 @@ def test_exact_design_at_small_n() -> None:
     sims = 4000
     counts = rng.multinomial(n, [0.45, 0.05, 0.5], size=sims)
     rejected = sum(
-        mcnemar_from_table([[0, a], [b, n - a - b]], variant="exact").pvalue <= 0.05
+        mcnemar_from_table([[0, a], [b, n - a - b]], method="exact").pvalue <= 0.05
         for a, b, _ in counts
     )
     lo, hi = _band(sims, target)

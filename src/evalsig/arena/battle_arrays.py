@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.data.provenance import Origin
 from evalsig.errors import DataError, examples
 
@@ -73,6 +74,7 @@ class Compressed:
     features: np.ndarray | None
 
 
+@renamed(clusters="cluster")
 def battles(
     model_a: Sequence[str] | np.ndarray,
     model_b: Sequence[str] | np.ndarray,
@@ -80,7 +82,7 @@ def battles(
     /,
     *,
     weights: Sequence[float] | np.ndarray | None = None,
-    clusters: Sequence[object] | np.ndarray | None = None,
+    cluster: Sequence[object] | np.ndarray | None = None,
     features: np.ndarray | Sequence[Sequence[float]] | None = None,
     feature_names: Sequence[str] | None = None,
     source: str = "`battles`",
@@ -133,14 +135,14 @@ def battles(
                 f"{float(w[bad[0]])!r}. Drop zero-weight battles explicitly."
             )
     g = None
-    if clusters is not None:
-        labels = np.asarray(clusters, dtype=object)
+    if cluster is not None:
+        labels = np.asarray(cluster, dtype=object)
         if labels.shape != (n,):
-            raise DataError(f"{source}: `clusters` has shape {labels.shape}; give one per battle.")
+            raise DataError(f"{source}: `cluster` has shape {labels.shape}; give one per battle.")
         missing = [i for i, v in enumerate(labels) if v is None or v != v]
         if missing:
             raise DataError(
-                f"{source}: `clusters` is missing for battles {examples(missing)}; "
+                f"{source}: `cluster` is missing for battles {examples(missing)}; "
                 "give every battle a cluster (e.g. its prompt id)."
             )
         _, g = np.unique(labels.astype(str), return_inverse=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.arena.battle_arrays import Compressed
 from evalsig.arena.design import Design
 from evalsig.arena.fit import CONVERGED, Ties, newton_many
@@ -30,6 +31,7 @@ resamples at once (20x as fast as one at a time), large ones (more compressed ro
 this) one at a time, where bigger batches measured slower."""
 
 
+@renamed(seed="rng")
 def bootstrap_params(
     rows: Compressed,
     start: np.ndarray,
@@ -38,7 +40,7 @@ def bootstrap_params(
     ties: Ties,
     anchor: int,
     n_resamples: int,
-    seed: np.random.SeedSequence,
+    rng: np.random.Generator | np.random.SeedSequence | int,
 ) -> tuple[np.ndarray, int]:
     """``(n_resamples, K)`` free parameters of each resample (NaN rows where a resample
     has no finite maximum likelihood), and how many such resamples there were.
@@ -46,7 +48,7 @@ def bootstrap_params(
     The resamples are fitted together, a batch at a time (:func:`newton_many`), so that
     each Newton step is a few array operations for the whole batch."""
     design = Design(rows, anchor)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(rng)
     out = np.full((n_resamples, len(start)), np.nan)
     failed = 0
     if rows.cluster is not None:

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.arena.battle_arrays import Compressed
 from evalsig.arena.design import Design
 
@@ -267,6 +268,7 @@ def maxima_cost(parts: CR2, n_models: int, n_draws: int, chunk: int = 256) -> fl
     )
 
 
+@renamed(seed="rng")
 def studentized_maxima(
     parts: CR2,
     contrasts: np.ndarray,
@@ -274,7 +276,7 @@ def studentized_maxima(
     /,
     *,
     n_draws: int,
-    seed: np.random.SeedSequence,
+    rng: np.random.Generator | np.random.SeedSequence | int,
     chunk: int = 256,
 ) -> np.ndarray:
     r"""Draws of ``max_{i<j} |d_i - d_j| / se*_ij`` over the pairs marked in ``use``, with
@@ -292,7 +294,7 @@ def studentized_maxima(
 
     ``contrasts``: ``k x m`` (free parameters to scores); ``use``: ``m x m`` booleans.
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(rng)
     z, bread = parts.z, parts.bread
     m = contrasts.shape[1]
     project = contrasts.T @ bread  # m x k

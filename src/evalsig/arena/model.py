@@ -26,6 +26,7 @@ from typing import Literal
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.arena.battle_arrays import Battles, Compressed, compress
 from evalsig.arena.bootstrap import bootstrap_params
 from evalsig.arena.fit import Correction, Fit, Ties, check_estimable, fit
@@ -41,6 +42,7 @@ Scale = Literal["elo", "logit"]
 Interval = Literal["sandwich", "bootstrap"]
 
 
+@renamed(interval="method", cluster_correction="variant")
 def bradley_terry(
     data: Battles,
     /,
@@ -49,8 +51,8 @@ def bradley_terry(
     anchor: str | None = None,
     scale: Scale = "elo",
     covariates: Mapping[str, Sequence[float] | np.ndarray] | None = None,
-    interval: Interval = "sandwich",
-    cluster_correction: Correction = "CR2",
+    method: Interval = "sandwich",
+    variant: Correction = "CR2",
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
     n_draws: int = 10_000,
@@ -74,12 +76,12 @@ def bradley_terry(
         Per-battle feature differences (model a's minus model b's: answer length, markdown
         headers...), fitted as ``P(a beats b) = sigmoid(s_a - s_b + beta . x)``: style
         control. Default: the features ``data`` carries, if any.
-    interval : {"sandwich", "bootstrap"}
+    method : {"sandwich", "bootstrap"}
         Sandwich covariance (cluster-robust when ``data`` has clusters), or a percentile
         bootstrap over clusters (else battles) with one multinomial draw per resample
         shared by every model.
-    cluster_correction : {"CR2", "CR1"}
-        With clusters and ``interval="sandwich"``: the bias-reduced CR2 covariance with
+    variant : {"CR2", "CR1"}
+        With clusters and ``method="sandwich"``: the bias-reduced CR2 covariance with
         t intervals on Bell-McCaffrey degrees of freedom (:mod:`evalsig.arena.cr2`), or
         CR1 (``G / (G - 1)`` times the summed cluster scores, normal intervals), which
         covers too rarely when clusters are few. CR2 applies to ``ties="half"``; Davidson
@@ -126,36 +128,34 @@ def bradley_terry(
     Pustejovsky, J. E. & Tipton, E. (2018). Small-sample methods for cluster-robust
     variance estimation and hypothesis testing in fixed effects models. JBES 36, 672-683.
     """
-    level = _check_options(
-        ties, scale, interval, cluster_correction, confidence_level, n_resamples, n_draws
-    )
+    level = _check_options(ties, scale, method, variant, confidence_level, n_resamples, n_draws)
     data = _with_covariates(data, covariates)
     _check_models(data, anchor, ties)
     rows = compress(data)
     check_estimable(rows, data.models, data.source)
-    model = _fit_model(data, rows, ties, anchor, scale, interval, cluster_correction)
+    model = _fit_model(data, rows, ties, anchor, scale, method, variant)
     generator, seed = seeded(rng)
     boot_seed, rank_seed = np.random.SeedSequence(generator.integers(0, 2**63, 4)).spawn(2)
-    if interval == "bootstrap":
+    if method == "bootstrap":
         bands = _bootstrap_intervals(model, ties, level, n_resamples, boot_seed)
     else:
         bands = _sandwich_intervals(model, level)
     null = _rank_null(model, bands, level, n_draws, rank_seed)
     ranks = simultaneous_ranks(
         model.params[: model.m], bands.cov[: model.m, : model.m], confidence_level=level,
-        n_draws=n_draws, seed=rank_seed, df=null.df, critical_value=null.critical_value,
+        n_draws=n_draws, rng=rank_seed, df=null.df, critical_value=null.critical_value,
     )  # fmt: skip
     notes = [*data.notes, *bands.notes, *null.notes]
     if anchor is not None:
         notes.append(f"scores are relative to {anchor!r}, fixed at {model.offset:g} (its se is 0).")
-    if ranks.critical_value and interval == "sandwich" and model.fit.n_clusters is None:
+    if ranks.critical_value and method == "sandwich" and model.fit.n_clusters is None:
         notes.append(
             "battles are treated as independent; give clusters (prompts) when several "
             "battles share a prompt."
         )
     return _arena_result(
         model, bands, null, ranks, data=data, ties=ties, scale=scale, anchor=anchor,
-        interval=interval, level=level, n_draws=n_draws, n_resamples=n_resamples, seed=seed,
+        interval=method, level=level, n_draws=n_draws, n_resamples=n_resamples, seed=seed,
         notes=tuple(notes),
     )  # fmt: skip
 
@@ -176,9 +176,9 @@ def _check_options(
     if scale not in ("elo", "logit"):
         raise DataError(f"`scale` is {scale!r}; use 'elo' or 'logit'.")
     if interval not in ("sandwich", "bootstrap"):
-        raise DataError(f"`interval` is {interval!r}; use 'sandwich' or 'bootstrap'.")
+        raise DataError(f"`method` is {interval!r}; use 'sandwich' or 'bootstrap'.")
     if cluster_correction not in ("CR2", "CR1"):
-        raise DataError(f"`cluster_correction` is {cluster_correction!r}; use 'CR2' or 'CR1'.")
+        raise DataError(f"`variant` is {cluster_correction!r}; use 'CR2' or 'CR1'.")
     for name, value, least in (("n_resamples", n_resamples, 100), ("n_draws", n_draws, 1000)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise DataError(f"`{name}` is {value!r}; use an integer of at least {least}.")
@@ -269,7 +269,7 @@ def _bootstrap_intervals(
     m, rows = model.m, model.rows
     draws, n_failed = bootstrap_params(
         rows, np.delete(model.fit.params, model.ref), ties=ties, anchor=model.ref,
-        n_resamples=n_resamples, seed=seed,
+        n_resamples=n_resamples, rng=seed,
     )  # fmt: skip
     draws = draws[np.all(np.isfinite(draws), axis=1)]
     if len(draws) < 2:
@@ -364,7 +364,7 @@ def _rank_null(
         use = pair > 1e-10 * max(float(np.sqrt(np.max(var, initial=0.0))), 1e-300)
         maxima = studentized_maxima(
             model.fit.cr2, np.delete(model.transform[:m], model.ref, axis=1).T, use,
-            n_draws=n_draws, seed=seed,
+            n_draws=n_draws, rng=seed,
         )  # fmt: skip
         critical = float(np.quantile(maxima, level))
         return _RankNull(critical_value=critical, name="cr2-studentized", df=None, notes=())
@@ -509,7 +509,7 @@ def _with_covariates(
         np.array(data.models, dtype=object)[data.model_b],
         data.outcome,
         weights=data.weight,
-        clusters=data.cluster,
+        cluster=data.cluster,
         features=np.column_stack(columns),
         feature_names=names,
         source=data.source,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.inference.ranking import rank_intervals, tie_groups
 
 __all__ = ["Ranks", "simultaneous_ranks"]
@@ -34,6 +35,7 @@ class Ranks:
     """``better[i, j]``: model i significantly above model j (simultaneously)."""
 
 
+@renamed(seed="rng")
 def simultaneous_ranks(
     scores: np.ndarray,
     cov: np.ndarray,
@@ -41,7 +43,7 @@ def simultaneous_ranks(
     *,
     confidence_level: float,
     n_draws: int,
-    seed: np.random.SeedSequence,
+    rng: np.random.Generator | np.random.SeedSequence | int,
     df: float | None = None,
     critical_value: float | None = None,
     chunk: int = 1024,
@@ -53,7 +55,7 @@ def simultaneous_ranks(
     ``critical_value`` replaces the draws.
 
     >>> ranks = simultaneous_ranks(np.array([2.0, 0.0, -0.1]), np.eye(3) * 0.01,
-    ...     confidence_level=0.95, n_draws=2000, seed=np.random.SeedSequence(1))
+    ...     confidence_level=0.95, n_draws=2000, rng=np.random.SeedSequence(1))
     >>> ranks.low.tolist(), ranks.high.tolist(), ranks.group.tolist()
     ([1, 2, 2], [1, 3, 3], [1, 2, 2])
     """
@@ -73,7 +75,7 @@ def simultaneous_ranks(
     else:
         values, vectors = np.linalg.eigh((cov + cov.T) / 2.0)
         root = vectors * np.sqrt(np.clip(values, 0.0, None))
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(rng)
         weight = np.where(np.isinf(se), 0.0, 1.0 / se).astype(np.float32)  # 0: left out
         maxima = np.empty(n_draws)
         for start in range(0, n_draws, chunk):

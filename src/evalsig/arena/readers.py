@@ -124,7 +124,7 @@ def read_fastchat(
         a, b, y,
         features=[[v] for v in length] if style else None,
         feature_names=["length"] if style else None,
-        clusters=groups if cluster is not None else None,
+        cluster=groups if cluster is not None else None,
         source=str(file), origin=_origin([file], "fastchat"),
     )  # fmt: skip
 
@@ -195,7 +195,7 @@ def read_arena_hard(
     if multiplier > 1:
         notes.append(f"strong verdicts (A>>B, B>>A) weigh {multiplier} battles.")
     return battles(
-        a, b, y, weights=w, clusters=cluster, source=str(root), notes=notes,
+        a, b, y, weights=w, cluster=cluster, source=str(root), notes=notes,
         origin=_origin(files, "arena-hard"),
     )  # fmt: skip
 
@@ -247,7 +247,7 @@ def read_alpaca_eval(path: str | os.PathLike[str], /) -> Battles:
             "into one cluster); give them their instructions for honest prompt clusters."
         )
     return battles(
-        a, b, y, clusters=cluster, source=str(file), notes=notes,
+        a, b, y, cluster=cluster, source=str(file), notes=notes,
         origin=_origin([file], "alpaca-eval"),
     )  # fmt: skip
 

@@ -116,7 +116,7 @@ def judge_command(
         common: dict[str, Any] = {
             "confidence_level": confidence_level,
             "tuned": not plain,
-            "clusters": clusters,
+            "cluster": clusters,
         }
         if models:
             (bu, bl, bh), (cu, cl, ch) = table.split(0), table.split(1)

@@ -145,7 +145,7 @@ def pass_at_k_command(
             document = pass_at_k(
                 tables[0],
                 ks or [1],
-                interval=interval or "t",
+                method=interval or "t",
                 **common,
             ).to_dict()
             title = "pass@k"

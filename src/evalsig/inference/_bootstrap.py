@@ -9,6 +9,7 @@ from typing import Literal, cast, get_args
 import numpy as np
 from scipy import special
 
+from evalsig._deprecation import renamed
 from evalsig.errors import DataError
 from evalsig.inference._common import (
     Alternative,
@@ -38,13 +39,14 @@ tails, so on normal differences the percentile test rejects a true null about as
 at any N (5.6% at N = 10 in the same simulation, below 5% where its distribution is coarse)."""
 
 
+@renamed(interval="method")
 @sides_named
 def bootstrap(
     baseline: object,
     candidate: object,
     *,
     statistic: Statistic | None = None,
-    interval: IntervalKind = "bca",
+    method: IntervalKind = "bca",
     n_resamples: int = 10_000,
     alternative: Alternative = "two-sided",
     confidence_level: float = 0.95,
@@ -64,7 +66,7 @@ def bootstrap(
         ``statistic(baseline_totals, candidate_totals) -> difference``, vectorised over
         leading axes; totals are column sums over the (resampled) items. Default: the
         mean difference. Corpus metrics such as macro-F1 or BLEU are functions of totals.
-    interval : {"bca", "percentile", "basic"}
+    method : {"bca", "percentile", "basic"}
         Bias-corrected and accelerated (default), percentile, or basic interval. The
         p-value inverts the same interval: the smallest level at which it excludes 0.
     n_resamples : int
@@ -107,7 +109,7 @@ def bootstrap(
         n_resamples=n_resamples,
         rng=rng,
     )
-    kind = _check_kind(interval)
+    kind = _check_kind(method)
     if statistic is None:
         d = paired_differences(baseline, candidate)
         check_size(len(d))
@@ -151,7 +153,7 @@ def check_size(n: int) -> None:
 
 
 def _check_kind(kind: object) -> IntervalKind:
-    return cast(IntervalKind, check_choice(kind, get_args(IntervalKind), "bootstrap `interval`"))
+    return cast(IntervalKind, check_choice(kind, get_args(IntervalKind), "bootstrap `method`"))
 
 
 def bootstrap_core(

@@ -15,6 +15,7 @@ from typing import Literal, cast, get_args
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.defaults import FEW_CLUSTERS
 from evalsig.errors import DataError, examples
 from evalsig.inference._bootstrap import BootstrapDistribution
@@ -57,13 +58,14 @@ ZERO_TOLERANCE = 1e-12
 """Cluster means closer than this (relative to the largest difference) count as equal."""
 
 
+@renamed(clusters="cluster", variant="method")
 @sides_named
 def cluster_robust(
     baseline: object,
     candidate: object,
-    clusters: object,
+    cluster: object,
     *,
-    variant: RobustVariant = "cr2",
+    method: RobustVariant = "cr2",
     alternative: Alternative = "two-sided",
     confidence_level: float = 0.95,
 ) -> InferenceResult:
@@ -77,10 +79,10 @@ def cluster_robust(
     ----------
     baseline, candidate : array_like (n,)
         Per-item scores (or per-item means over runs) of the two models, aligned.
-    clusters : array_like (n,)
+    cluster : array_like (n,)
         One cluster label per item (any hashable: strings, integers ...), aligned with the
         scores. Missing labels (None, NaN) are an error; at least 2 clusters are needed.
-    variant : {"cr2", "cr1"}
+    method : {"cr2", "cr1"}
         ``"cr2"`` (default): Bell-McCaffrey bias-reduced standard error with Satterthwaite
         degrees of freedom, the most reliable choice with few or unequal clusters.
         ``"cr1"``: the Liang-Zeger sandwich with the small-sample factor of Stata and
@@ -143,14 +145,14 @@ def cluster_robust(
     >>> r = cluster_robust([0] * 12, scores, subject)
     >>> round(r.estimate, 4), round(r.se, 4), round(r.df, 4)
     (0.6667, 0.1826, 2.8125)
-    >>> round(cluster_robust([0] * 12, scores, subject, variant="cr1").se, 4)
+    >>> round(cluster_robust([0] * 12, scores, subject, method="cr1").se, 4)
     0.1814
     """
     checked = _cluster_iv(
         baseline,
         candidate,
-        clusters,
-        variant=variant,
+        cluster,
+        variant=method,
         choices=get_args(RobustVariant),
         alternative=alternative,
         confidence_level=confidence_level,
@@ -196,13 +198,14 @@ def cluster_robust_core(
     )
 
 
+@renamed(clusters="cluster", variant="method")
 @sides_named
 def cluster_bootstrap(
     baseline: object,
     candidate: object,
-    clusters: object,
+    cluster: object,
     *,
-    variant: BootstrapVariant = "pairs",
+    method: BootstrapVariant = "pairs",
     n_resamples: int = 10_000,
     alternative: Alternative = "two-sided",
     confidence_level: float = 0.95,
@@ -214,9 +217,9 @@ def cluster_bootstrap(
     ----------
     baseline, candidate : array_like (n,)
         Per-item scores (or per-item means over runs) of the two models, aligned.
-    clusters : array_like (n,)
+    cluster : array_like (n,)
         One cluster label per item (any hashable), aligned with the scores.
-    variant : {"pairs", "wild"}
+    method : {"pairs", "wild"}
         ``"pairs"`` (default): resample whole clusters with replacement; percentile
         interval. It over-rejects with few clusters. ``"wild"``: the wild cluster
         bootstrap-t with the null hypothesis imposed and Rademacher weights, far better with
@@ -283,7 +286,7 @@ def cluster_bootstrap(
     --------
     >>> scores = [1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 0, 1]
     >>> subject = [0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 3]
-    >>> r = cluster_bootstrap([0] * 12, scores, subject, variant="wild")
+    >>> r = cluster_bootstrap([0] * 12, scores, subject, method="wild")
     >>> r.method, r.pvalue, r.n_resamples
     ('cluster-wild-bootstrap', 0.25, None)
     >>> r = cluster_bootstrap([0] * 12, scores, subject, n_resamples=2000, rng=0)
@@ -293,8 +296,8 @@ def cluster_bootstrap(
     checked = _cluster_iv(
         baseline,
         candidate,
-        clusters,
-        variant=variant,
+        cluster,
+        variant=method,
         choices=get_args(BootstrapVariant),
         alternative=alternative,
         confidence_level=confidence_level,
@@ -639,7 +642,7 @@ def _cluster_iv(
     check_choice(
         variant,
         choices,
-        "`variant`",
+        "`method`",
         f"Use {choices[0]!r} (the default) unless you have a reason not to.",
     )
     options = resampling_options(
@@ -657,26 +660,26 @@ def _cluster_codes(clusters: object, n: int) -> np.ndarray:
     """Integer codes ``0..G-1`` of one cluster label per item, or a :class:`DataError`."""
     if isinstance(clusters, (str, bytes)) or not hasattr(clusters, "__len__"):
         raise DataError(
-            f"`clusters` must be a sequence of {n} cluster labels, one per item; got {clusters!r}."
+            f"`cluster` must be a sequence of {n} cluster labels, one per item; got {clusters!r}."
         )
     labels: np.ndarray | list[object]
     if hasattr(clusters, "__array__"):
         labels = array = np.asarray(clusters)
         if array.ndim != 1:
             raise DataError(
-                f"`clusters` must be one-dimensional, one label per item; got shape {array.shape}."
+                f"`cluster` must be one-dimensional, one label per item; got shape {array.shape}."
             )
     else:
         labels = list(cast(Sequence[object], clusters))
     if len(labels) != n:
         raise DataError(
-            f"`clusters` has {len(labels)} labels but there are {n} items; pass one cluster "
+            f"`cluster` has {len(labels)} labels but there are {n} items; pass one cluster "
             "label per item, aligned with `baseline` and `candidate`."
         )
     codes = _array_codes(labels) if isinstance(labels, np.ndarray) else _label_codes(labels)
     if codes.max() < 1:
         raise DataError(
-            f"`clusters` has a single cluster ({examples(labels[:1])}); cluster-robust "
+            f"`cluster` has a single cluster ({examples(labels[:1])}); cluster-robust "
             "inference needs at least 2 clusters (and about 30 for reliable results). If the "
             "items are independent, use paired_t instead."
         )
@@ -704,7 +707,7 @@ def _label_codes(labels: list[object]) -> np.ndarray:
             codes[position] = index.setdefault(label, len(index))
         except TypeError:
             raise DataError(
-                f"`clusters` has an unhashable label {label!r} at position {position}; use "
+                f"`cluster` has an unhashable label {label!r} at position {position}; use "
                 "strings or integers as cluster labels."
             ) from None
         try:
@@ -720,6 +723,6 @@ def _label_codes(labels: list[object]) -> np.ndarray:
 def _raise_missing(positions: np.ndarray) -> None:
     shown = examples(f"position {int(p)}" for p in positions)
     raise DataError(
-        f"`clusters` has {len(positions)} missing label(s) (None or NaN) at {shown}; give "
+        f"`cluster` has {len(positions)} missing label(s) (None or NaN) at {shown}; give "
         "every item a cluster (an item that belongs to no group can be a cluster of its own)."
     )

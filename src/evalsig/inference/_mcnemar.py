@@ -10,6 +10,7 @@ from typing import Literal, cast, get_args
 import numpy as np
 from scipy import special
 
+from evalsig._deprecation import renamed
 from evalsig.errors import DataError
 from evalsig.inference._binomial import binomial_cdf, binomial_pmf, binomial_sf
 from evalsig.inference._common import (
@@ -31,7 +32,7 @@ __all__ = ["McNemarVariant", "McNemarZ", "mcnemar", "mcnemar_from_table", "mcnem
 McNemarVariant = Literal["auto", "score-cc", "exact", "asymptotic", "corrected", "mid-p"]
 
 CORRECTED_BELOW = 25
-"""``variant="auto"`` uses the continuity-corrected score test and interval ("score-cc")
+"""``method="auto"`` uses the continuity-corrected score test and interval ("score-cc")
 when fewer items than this are discordant, and the asymptotic test with Tango's interval
 from this many on."""
 
@@ -40,12 +41,13 @@ CONTINUITY = 0.5
 (the numerator of Tango's score moves in steps of 1 as one item changes)."""
 
 
+@renamed(variant="method")
 @sides_named
 def mcnemar(
     baseline: object,
     candidate: object,
     *,
-    variant: McNemarVariant = "auto",
+    method: McNemarVariant = "auto",
     alternative: Alternative = "two-sided",
     confidence_level: float = 0.95,
 ) -> InferenceResult:
@@ -58,7 +60,7 @@ def mcnemar(
     ----------
     baseline, candidate : array_like (n,) of 0/1
         One run of each model on the same items, aligned.
-    variant : {"auto", "score-cc", "exact", "asymptotic", "corrected", "mid-p"}
+    method : {"auto", "score-cc", "exact", "asymptotic", "corrected", "mid-p"}
         "asymptotic": the z-form :math:`z = (n_{01} - n_{10}) / \sqrt{n_{01} + n_{10}}`
         (:math:`z^2` is the chi-square statistic without continuity correction), dual to
         Tango's interval; "score-cc": Tango's score with a continuity correction of 1/2,
@@ -112,13 +114,13 @@ def mcnemar(
 
     Examples
     --------
-    >>> r = mcnemar_from_table([[50, 12], [5, 33]], variant="exact")
+    >>> r = mcnemar_from_table([[50, 12], [5, 33]], method="exact")
     >>> round(r.pvalue, 10)
     0.1434631348
     """
     alternative = check_alternative(alternative)
     confidence_level = check_confidence_level(confidence_level)
-    variant = _check_variant(variant)
+    variant = _check_variant(method)
     x, y, binary = paired_arrays(baseline, candidate)
     if not binary:
         raise DataError(
@@ -137,11 +139,12 @@ def mcnemar(
     )
 
 
+@renamed(variant="method")
 def mcnemar_from_table(
     table: object,
     /,
     *,
-    variant: McNemarVariant = "auto",
+    method: McNemarVariant = "auto",
     alternative: Alternative = "two-sided",
     confidence_level: float = 0.95,
 ) -> InferenceResult:
@@ -152,7 +155,7 @@ def mcnemar_from_table(
     """
     alternative = check_alternative(alternative)
     confidence_level = check_confidence_level(confidence_level)
-    variant = _check_variant(variant)
+    variant = _check_variant(method)
     counts = np.asarray(table)
     if (
         counts.shape != (2, 2)
@@ -179,9 +182,7 @@ def mcnemar_from_table(
 
 
 def _check_variant(variant: object) -> McNemarVariant:
-    return cast(
-        McNemarVariant, check_choice(variant, get_args(McNemarVariant), "McNemar `variant`")
-    )
+    return cast(McNemarVariant, check_choice(variant, get_args(McNemarVariant), "McNemar `method`"))
 
 
 def mcnemar_core(

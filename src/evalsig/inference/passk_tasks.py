@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.inference._bootstrap import MIN_ITEMS, bootstrap_core
 from evalsig.inference._cluster import cluster_robust_core, few_clusters_notes
 from evalsig.inference._common import Alternative, InferenceResult, t_interval
@@ -83,10 +84,11 @@ class TaskMean:
         return max(low, 0.0), min(high, 1.0)
 
 
+@renamed(interval="method")
 def mean_over_tasks(
     values: np.ndarray,
     *,
-    interval: Interval,
+    method: Interval,
     confidence_level: float,
     n_resamples: int,
     rng: np.random.Generator,
@@ -96,12 +98,12 @@ def mean_over_tasks(
     """The mean of per-task ``values`` and its t interval over tasks (``df = T - 1``), or a
     BCa bootstrap over tasks (from 50 tasks; below, the t interval, and ``reason`` says
     why), or with cluster ``codes`` (``0..G-1`` per task) the CR2 interval over clusters
-    (``interval`` must then be "t"). Notes say when the interval is cut to [0, 1], rests on
+    (``method`` must then be "t"). Notes say when the interval is cut to [0, 1], rests on
     few or skewed tasks, or on few clusters."""
     tasks = len(values)
     mean, se = float(np.mean(values)), float(np.std(values, ddof=1)) / math.sqrt(tasks)
     df: float | None = float(tasks - 1)
-    method, draws, notes = "t", None, []
+    used, draws, notes = "t", None, []
     reason = (
         f"t interval over the {tasks} tasks (df {tasks - 1}): tasks are the independent units, "
         "and the spread of their estimates holds each task's sampling noise"
@@ -112,7 +114,7 @@ def mean_over_tasks(
             values, codes, variant="cr2", alternative="two-sided",
             confidence_level=confidence_level,
         )  # fmt: skip
-        se, df, method = core.se, core.df, core.method
+        se, df, used = core.se, core.df, core.method
         groups = int(codes.max()) + 1
         reason = (
             f"CR2 (Bell-McCaffrey) interval over the {groups} clusters of the {tasks} tasks "
@@ -127,22 +129,22 @@ def mean_over_tasks(
                 "judge the score's uncertainty by."
             )
         bounds = partial(_two_sided, core)
-    elif interval == "bootstrap" and tasks < MIN_ITEMS:
+    elif method == "bootstrap" and tasks < MIN_ITEMS:
         reason = (
             f"requested the bootstrap, but with {tasks} tasks (fewer than {MIN_ITEMS}) its "
             f"interval is too narrow; used the t interval over tasks (df {tasks - 1}) instead"
         )
-    elif interval == "bootstrap":
+    elif method == "bootstrap":
         boot = bootstrap_core(
             values, kind="bca", n_resamples=n_resamples, alternative="two-sided",
             confidence_level=confidence_level, rng=rng,
         )  # fmt: skip
-        method, df, draws = boot.method, None, n_resamples
+        used, df, draws = boot.method, None, n_resamples
         reason = f"{n_resamples:,} bootstrap resamples of the {tasks} tasks; {boot.method}"
         notes += list(boot.notes[1:])  # the first names its resamples, said in the reason
         bounds = partial(_two_sided, boot)
     result = TaskMean(
-        estimate=mean, se=se, df=df, method=method, reason=reason, n_resamples=draws,
+        estimate=mean, se=se, df=df, method=used, reason=reason, n_resamples=draws,
         notes=(), _bounds=bounds,
     )  # fmt: skip
     raw, cut = bounds(confidence_level), result.interval(confidence_level)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.inference._exact import times_counts
 
 __all__ = ["bootstrap_ranks", "rank_intervals", "tie_groups"]
@@ -53,13 +54,14 @@ def tie_groups(order: Sequence[int], separated: np.ndarray, /) -> list[list[int]
     return groups
 
 
+@renamed(seed="rng")
 def bootstrap_ranks(
     sums: np.ndarray,
     counts: np.ndarray,
     /,
     *,
     n_resamples: int,
-    seed: np.random.SeedSequence,
+    rng: np.random.SeedSequence | np.random.Generator | int,
     chunk: int = 200,
 ) -> np.ndarray:
     """``(M, n_resamples)`` ranks of each model's mean in unit bootstraps (items or clusters).
@@ -68,15 +70,32 @@ def bootstrap_ranks(
     (an item, or a cluster for a cluster bootstrap). Each resample draws units with
     replacement (multinomial counts), so a model's mean is ``(sums @ w) / (counts @ w)``:
     a matrix product per chunk of resamples, never a copy of the data. Chunks draw from
-    ``seed.spawn`` children, so results do not depend on how chunks are scheduled.
+    children of one SeedSequence (``rng``, or one built from it: :func:`seed_sequence`), so
+    results do not depend on how chunks are scheduled.
     """
     units = sums.shape[1]
     n_chunks = -(-n_resamples // chunk)
     out = np.empty((sums.shape[0], n_resamples), dtype=np.int64)
-    for k, child in enumerate(seed.spawn(n_chunks)):
+    for k, child in enumerate(seed_sequence(rng).spawn(n_chunks)):
         size = min(chunk, n_resamples - k * chunk)
         out[:, k * chunk : k * chunk + size] = ranks_of_chunk(sums, counts, units, size, child)
     return out
+
+
+def seed_sequence(
+    rng: np.random.SeedSequence | np.random.Generator | int,
+) -> np.random.SeedSequence:
+    """The SeedSequence whose children the chunks draw from: ``rng`` itself, one seeded by
+    an int, or one seeded by 256 bits drawn from a Generator.
+
+    >>> seed_sequence(7).entropy
+    7
+    """
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence(rng.integers(0, 2**63, 4).tolist())
+    return np.random.SeedSequence(rng)
 
 
 def ranks_of_chunk(

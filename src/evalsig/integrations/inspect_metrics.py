@@ -233,7 +233,7 @@ def _interval(scores: Sequence[Any], settings: _Settings) -> dict[str, float]:
             zeros,
             means,
             labels,
-            variant=settings.method,
+            method=settings.method,
             confidence_level=settings.confidence_level,
         )
     values.update(

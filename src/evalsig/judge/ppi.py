@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.data.provenance import provenance
 from evalsig.defaults import FEW_CLUSTERS
 from evalsig.errors import DataError
@@ -69,6 +70,7 @@ def ppi_lambda(judge_unlabeled: Any, judge_labeled: Any, human_labeled: Any, /) 
     return _tuned_lambda(j_u, j_l, h)
 
 
+@renamed(clusters="cluster")
 def ppi_mean(
     judge_unlabeled: Any,
     judge_labeled: Any,
@@ -77,7 +79,7 @@ def ppi_mean(
     *,
     confidence_level: float = 0.95,
     tuned: bool = True,
-    clusters: tuple[Sequence[Any], Sequence[Any]] | None = None,
+    cluster: tuple[Sequence[Any], Sequence[Any]] | None = None,
 ) -> JudgeResult:
     """The mean human score, estimated from a judge's scores on all items and human labels
     on a random subset (prediction-powered inference; see the module's description).
@@ -95,7 +97,7 @@ def ppi_mean(
     tuned : bool
         PPI++ (power-tuned lambda, never wider than the human-only interval in large
         samples) when True; plain PPI (lambda = 1) when False.
-    clusters : (labels of the unlabeled items, labels of the labeled items), optional
+    cluster : (labels of the unlabeled items, labels of the labeled items), optional
         Cluster of every item (passage, source, conversation): a cluster-robust variance.
 
     Returns
@@ -109,6 +111,11 @@ def ppi_mean(
         Missing or infinite scores, labeled arrays of different lengths, fewer than 2
         labeled or 2 unlabeled items, cluster labels that do not match, or one cluster.
 
+    Notes
+    -----
+    The order of the arrays is the reverse of ``ppi_py``'s: ``ppi_mean(j_u, j_l, h)`` is
+    ``ppi_py.ppi_mean_ci(Y=h, Yhat=j_l, Yhat_unlabeled=j_u, alpha=1 - confidence_level)``.
+
     Examples
     --------
     >>> result = ppi_mean([1, 1, 1, 0, 1, 1, 1, 0], [1, 1, 0, 1], [1, 0, 0, 1])
@@ -121,12 +128,13 @@ def ppi_mean(
     j_l, note_l = judge_scores(judge_labeled, "judge_labeled")
     h = human_scores(human_labeled, "human_labeled")
     _check_sizes(j_u, j_l, h, "")
-    codes = _clusters(clusters, len(j_u), len(j_l))
+    codes = _clusters(cluster, len(j_u), len(j_l))
     notes = [note for note in (note_u, note_l) if note]
     scale = (0.0, 1.0) if _within(h, 0.0, 1.0) else None
     return _result(j_u, j_l, h, tuned=tuned, codes=codes, level=level, notes=notes, scale=scale)
 
 
+@renamed(clusters="cluster")
 def ppi_paired_difference(
     judge_unlabeled: tuple[Any, Any],
     judge_labeled: tuple[Any, Any],
@@ -136,7 +144,7 @@ def ppi_paired_difference(
     alternative: Alternative = "two-sided",
     confidence_level: float = 0.95,
     tuned: bool = True,
-    clusters: tuple[Sequence[Any], Sequence[Any]] | None = None,
+    cluster: tuple[Sequence[Any], Sequence[Any]] | None = None,
     baseline: str = "baseline",
     candidate: str = "candidate",
 ) -> JudgeResult:
@@ -153,8 +161,8 @@ def ppi_paired_difference(
         order on both sides (see :func:`ppi_mean` for each array's form).
     alternative : {"two-sided", "greater", "less"}
         "greater": the candidate is better (its mean human score is higher).
-    confidence_level, tuned, clusters
-        As in :func:`ppi_mean` (clusters: one label per item, shared by both models).
+    confidence_level, tuned, cluster
+        As in :func:`ppi_mean` (cluster: one label per item, shared by both models).
     baseline, candidate : str
         The models' names, shown in the result.
 
@@ -205,7 +213,7 @@ def ppi_paired_difference(
         sides[name] = values[1] - values[0]
     j_u, j_l, h = sides["judge_unlabeled"], sides["judge_labeled"], sides["human_labeled"]
     _check_sizes(j_u, j_l, h, " (per-item differences)")
-    codes = _clusters(clusters, len(j_u), len(j_l))
+    codes = _clusters(cluster, len(j_u), len(j_l))
     scale = (-1.0, 1.0) if unit_labels else None
     result = _result(
         j_u, j_l, h, tuned=tuned, codes=codes, level=level, notes=notes, side=side, scale=scale
@@ -369,20 +377,20 @@ def _clusters(
         return None
     if not isinstance(clusters, (tuple, list)) or len(clusters) != 2:
         raise DataError(
-            "`clusters` must be a pair (labels of the unlabeled items, labels of the labeled "
+            "`cluster` must be a pair (labels of the unlabeled items, labels of the labeled "
             f"items); got {type(clusters).__name__} {clusters!r:.60}."
         )
     u = list(clusters[0]) if hasattr(clusters[0], "__len__") else clusters[0]
     labeled = list(clusters[1]) if hasattr(clusters[1], "__len__") else clusters[1]
-    cluster_codes(u, big_n, "clusters[0] (unlabeled items)")
-    cluster_codes(labeled, n, "clusters[1] (labeled items)")
-    codes = cluster_codes([*u, *labeled], big_n + n, "clusters")
+    cluster_codes(u, big_n, "cluster[0] (unlabeled items)")
+    cluster_codes(labeled, n, "cluster[1] (labeled items)")
+    codes = cluster_codes([*u, *labeled], big_n + n, "cluster")
     g = int(codes.max()) + 1
     if g < 2:
         raise DataError(
             f"all {big_n + n} items are in one cluster: a cluster-robust variance needs at "
             "least 2 clusters (about 30 for a reliable interval). Give the real cluster "
-            "labels, or drop `clusters` if the items are independent."
+            "labels, or drop `cluster` if the items are independent."
         )
     return _Codes(unlabeled=codes[:big_n], labeled=codes[big_n:], n_clusters=g)
 

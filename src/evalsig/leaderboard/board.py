@@ -412,7 +412,7 @@ def _bootstrap_ranks(
     recorded = _recorded_seed(seed)  # before spawning children changes it
     unit_sums, unit_counts = _units(scores)
     boot: np.ndarray = run.bootstrap_ranks(
-        unit_sums, unit_counts, n_resamples=n_resamples, seed=seed
+        unit_sums, unit_counts, n_resamples=n_resamples, rng=seed
     )
     notes.append(
         f"bootstrap rank intervals: {n_resamples:,} resamples of "

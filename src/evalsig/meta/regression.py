@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
+from evalsig._deprecation import renamed
 from evalsig._json import json_safe
 from evalsig.errors import DataError
 from evalsig.inference import ConfidenceInterval
@@ -39,7 +40,10 @@ class Fit:
     q_residual: float
     notes: tuple[str, ...]
 
-    def wald(self, j: int, level: float) -> tuple[float, float, float, float, float, float]:
+    @renamed(level="confidence_level")
+    def wald(
+        self, j: int, confidence_level: float
+    ) -> tuple[float, float, float, float, float, float]:
         """Estimate, SE, statistic, p-value and CI bounds of coefficient ``j``."""
         est, se = float(self.beta[j]), math.sqrt(float(self.cov[j, j]))
         stat = est / se if se > 0 else math.nan
@@ -47,7 +51,7 @@ class Fit:
             p = float(2.0 * special.ndtr(-abs(stat)))
         else:
             p = float(2.0 * special.stdtr(self.df, -abs(stat)))
-        c = critical(level, self.df)
+        c = critical(confidence_level, self.df)
         return est, se, stat, p, est - c * se, est + c * se
 
 

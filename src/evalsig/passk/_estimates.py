@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from evalsig._deprecation import renamed
 from evalsig.data.provenance import provenance
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError
@@ -42,13 +43,14 @@ from evalsig.passk._results import PassAtKEstimate, PassAtKResult
 __all__ = ["pass_at_k"]
 
 
+@renamed(interval="method")
 def pass_at_k(
     data: Any,
     /,
     k: int | Sequence[int],
     *,
     estimator: Estimator = "pass@k",
-    interval: Interval = "t",
+    method: Interval = "t",
     confidence_level: float = 0.95,
     cluster: Any = None,
     too_few_samples: TooFewSamples = "error",
@@ -69,7 +71,7 @@ def pass_at_k(
     estimator : {"pass@k", "pass^k", "majority@k"}
         Some of k samples correct (Chen et al. 2021), all of them (Yao et al. 2024), most of
         them (a tie counts as ``ties`` says).
-    interval : {"t", "bootstrap"}
+    method : {"t", "bootstrap"}
         t over tasks (``df = T - 1``), or a BCa bootstrap over tasks (from 50 tasks; with
         fewer the t interval is used, and the row says why).
     confidence_level : float
@@ -77,7 +79,7 @@ def pass_at_k(
         The cluster of each task (repository, problem family): a column name of a file or
         DataFrame, labels in task order, or a mapping ``task id -> label``; a table read
         with a cluster column brings its own. The interval is then cluster-robust: CR2 with
-        Bell-McCaffrey degrees of freedom, clusters as the units (needs ``interval="t"``
+        Bell-McCaffrey degrees of freedom, clusters as the units (needs ``method="t"``
         and at least 2 clusters; about 30 for reliable results).
     too_few_samples : {"error", "drop"}
         A task with fewer than k samples: an error naming it (default), or leave it out of
@@ -126,12 +128,12 @@ def pass_at_k(
     """
     ks, estimator, ties = check_estimation(k, estimator, ties)
     level = check_confidence_level(confidence_level)
-    if interval not in ("t", "bootstrap"):
-        raise DataError(f"`interval` must be 't' or 'bootstrap'; got {interval!r}.")
+    if method not in ("t", "bootstrap"):
+        raise DataError(f"`method` must be 't' or 'bootstrap'; got {method!r}.")
     check_too_few(too_few_samples)
-    if interval == "bootstrap":
+    if method == "bootstrap":
         n_resamples = check_n_resamples(n_resamples)
-    table, codes = _tasks(data, cluster, interval)
+    table, codes = _tasks(data, cluster, method)
     n, c = counts(table)
     label = labeller(table.item_ids)
     generator, seed = seeded(rng)
@@ -141,7 +143,7 @@ def pass_at_k(
         used = np.flatnonzero(keep)
         rows.append(
             _estimate_row(
-                each, n[used], c[used], estimator, ties, interval, level, n_resamples, generator,
+                each, n[used], c[used], estimator, ties, method, level, n_resamples, generator,
                 used=used, n_dropped=len(n) - len(used), note=note,
                 codes=None if codes is None else used_clusters(codes[used], label, used),
             )
@@ -168,8 +170,8 @@ def _tasks(data: Any, cluster: Any, interval: Interval) -> tuple[ScoreTable, np.
     codes = task_clusters(table, cluster)
     if codes is not None and interval == "bootstrap":
         raise DataError(
-            "`interval`='bootstrap' resamples tasks as if independent, but the tasks are "
-            "clustered (`cluster` or a cluster column); use interval='t' (CLI: drop "
+            "`method`='bootstrap' resamples tasks as if independent, but the tasks are "
+            "clustered (`cluster` or a cluster column); use method='t' (CLI: drop "
             "--interval bootstrap) for the cluster-robust CR2 interval, or drop the clusters."
         )
     return table, codes
@@ -199,7 +201,7 @@ def _estimate_row(
             "least 2 tasks with k samples or more."
         )
     mean = mean_over_tasks(
-        estimates, interval=interval, confidence_level=level, n_resamples=n_resamples,
+        estimates, method=interval, confidence_level=level, n_resamples=n_resamples,
         rng=rng, name=name, codes=codes,
     )  # fmt: skip
     variance = within_task_variance(n, c, k, estimator=estimator, ties=ties)

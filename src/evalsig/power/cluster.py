@@ -51,14 +51,14 @@ def design_effect_from_icc(icc: float, mean_cluster_size: float) -> float:
     return 1.0 + (float(mean_cluster_size) - 1.0) * float(icc)
 
 
-def design_effect(differences: np.ndarray, clusters: np.ndarray, /) -> DesignEffect:
+def design_effect(differences: np.ndarray, cluster: np.ndarray, /) -> DesignEffect:
     """Estimate the design effect of per-item differences grouped by integer cluster codes.
 
     Parameters
     ----------
     differences : (N,) array
         Per-item (mean) differences, candidate minus baseline.
-    clusters : (N,) integer array
+    cluster : (N,) integer array
         Cluster code of each item, 0 .. G - 1.
 
     Notes
@@ -81,10 +81,10 @@ def design_effect(differences: np.ndarray, clusters: np.ndarray, /) -> DesignEff
     0.4478
     """
     d = np.asarray(differences, dtype=float)
-    codes = np.asarray(clusters)
+    codes = np.asarray(cluster)
     if d.ndim != 1 or codes.shape != d.shape:
         raise DataError(
-            f"`differences` and `clusters` must be 1-D of one length; got shapes {d.shape} "
+            f"`differences` and `cluster` must be 1-D of one length; got shapes {d.shape} "
             f"and {codes.shape}."
         )
     n = len(d)

@@ -6,6 +6,8 @@ import math
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any
 
+from evalsig._deprecation import renamed
+
 __all__ = [
     "LONG_NAME",
     "decimals",
@@ -102,8 +104,14 @@ def score(value: float, *, percent: bool) -> str:
     return f"{fixed(100 * value, 2, high=100.0)}%" if percent else f"{value:.4g}"
 
 
+@renamed(level="confidence_level")
 def interval(
-    low: float, high: float, level: float, *, percent: bool, alternative: str = "two-sided"
+    low: float,
+    high: float,
+    confidence_level: float,
+    *,
+    percent: bool,
+    alternative: str = "two-sided",
 ) -> str:
     """'95% CI +0.65 to +1.69 pp', or for one-sided intervals '95% lower bound +0.65 pp'."""
     unit = " pp" if percent else ""
@@ -116,7 +124,7 @@ def interval(
         return f"{100 * x:+.2f}" if percent else f"{x:+.4g}"
 
     if alternative == "greater":
-        return f"{100 * level:g}% lower bound {bound(low)}{unit}"
+        return f"{100 * confidence_level:g}% lower bound {bound(low)}{unit}"
     if alternative == "less":
-        return f"{100 * level:g}% upper bound {bound(high)}{unit}"
-    return f"{100 * level:g}% CI {bound(low)} to {bound(high)}{unit}"
+        return f"{100 * confidence_level:g}% upper bound {bound(high)}{unit}"
+    return f"{100 * confidence_level:g}% CI {bound(low)} to {bound(high)}{unit}"
