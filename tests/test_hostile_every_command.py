@@ -102,7 +102,10 @@ def _i(line: str, family: str, suffix: str = ".csv", *, creates: bool = False) -
 
 JSON = "--format json"
 INVOCATIONS: dict[str, tuple[Invocation, ...]] = {
-    "compare": (_i(f"compare {{bad}} {{cand}} {JSON}", "pair"),),
+    "compare": (
+        _i(f"compare {{bad}} {{cand}} {JSON}", "pair"),
+        _i(f"compare {{pair}} {{bad}} {JSON}", "pair"),  # read beside the first
+    ),
     "gate": (
         _i(f"gate --policy {{policy}} {{bad}} {{cand}} --task-column task {JSON}", "pair"),
         _i(f"gate --policy {{bad}} {{base}} {{cand}} --task-column task {JSON}", "policy", ".yaml"),
@@ -123,7 +126,10 @@ INVOCATIONS: dict[str, tuple[Invocation, ...]] = {
     ),
     "resolution": (_i(f"resolution {{bad}} {JSON}", "long"),),
     "noise": (_i(f"noise {{bad}} {JSON}", "long"),),
-    "power": (_i(f"power {{bad}} {{cand}} {JSON}", "pair"),),
+    "power": (
+        _i(f"power {{bad}} {{cand}} {JSON}", "pair"),
+        _i(f"power {{pair}} {{bad}} {JSON}", "pair"),
+    ),
     "score": (_i(f"score {{bad}} {JSON}", "pair"),),
     "pass-at-k": (
         _i(f"pass-at-k {{bad}} {JSON}", "runs"),

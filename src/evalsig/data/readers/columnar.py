@@ -196,7 +196,7 @@ class ArrowChecked:
         return buffer
 
     def read(self, size: int | None = -1) -> bytes:
-        return bytes(self.read_buffer(size).to_pybytes())
+        return self.read_buffer(size).to_pybytes()  # type: ignore[no-any-return]
 
 
 HEAD = 1 << 16
