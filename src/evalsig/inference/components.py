@@ -1,0 +1,511 @@
+r"""Variance components of crossed and nested random facets, by restricted maximum likelihood.
+
+The model of one set of scores (one model's, or the paired differences of two) is
+
+.. math:: y = \mu + \sum_k Z_k b_k + e, \qquad b_k \sim N(0, \sigma_k^2 I), \quad
+          e \sim N(0, \sigma^2 I),
+
+one random term :math:`k` per facet or interaction of facets (items, prompts, runs,
+item x prompt, ...), each a column of integer level codes. Crossed or nested is what the
+codes say: items nested in passages are a passage term and an item term whose levels each
+fall in one passage, as in lme4's ``(1 | passage) + (1 | item)``.
+
+REML is fitted as lme4 does (Bates et al. 2015), over the relative standard deviations
+:math:`\theta_k = \sigma_k / \sigma \ge 0` (a component at zero is a boundary, not an error):
+with :math:`\Lambda = \operatorname{diag}(\theta)` over the columns of :math:`Z` and
+:math:`M(\theta)` the cross-product matrix of the augmented least-squares problem in
+:math:`(u, \mu)`,
+
+.. math:: d(\theta) = \log |M(\theta)| + (n - 1)\Bigl(1 + \log \frac{2 \pi r^2(\theta)}{n - 1}
+          \Bigr), \qquad \hat\sigma^2 = \frac{r^2(\hat\theta)}{n - 1},
+
+where :math:`r^2` is the penalised residual sum of squares. No dense design matrix is
+built: the terms nested in one *block* term (an item's own interactions, a passage's items)
+give one small dense block per level, the other terms form one small crossed part, and a
+Schur complement joins them. Everything :math:`d` needs is a cross-product of counts and
+sums, made once; each evaluation costs a batch of small Cholesky factorisations.
+
+References
+----------
+Bates, D., Mächler, M., Bolker, B. and Walker, S. (2015). Fitting linear mixed-effects
+models using lme4. *Journal of Statistical Software* 67(1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from evalsig.errors import DataError
+
+__all__ = ["ComponentFit", "fit_components", "mean_variance_shares"]
+
+MAX_CROSSED_LEVELS = 5000
+"""Most levels the crossed part may hold (its cross-product is dense): two facets of
+thousands of levels each, crossed, need a sparse factorisation this module does not make."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ComponentFit:
+    """REML estimates of the variance of each random term and of the residual."""
+
+    terms: tuple[str, ...]
+    """The random terms, in the order given."""
+    variances: tuple[float, ...]
+    r""":math:`\hat\sigma_k^2` of each term (0 at the boundary)."""
+    residual: float
+    r""":math:`\hat\sigma^2`, the residual variance."""
+    mean: float
+    r"""The generalised-least-squares intercept :math:`\hat\mu`."""
+    mean_se: float
+    r"""Its model-based standard error, :math:`\sqrt{(X^\top \hat V^{-1} X)^{-1}}`."""
+    levels: tuple[int, ...]
+    """Levels of each term."""
+    n: int
+    """Observations."""
+    criterion: float
+    """The REML criterion :math:`d(\\hat\\theta)` (lme4's ``REMLcrit``)."""
+    converged: bool
+    evaluations: int
+
+
+def fit_components(
+    y: np.ndarray | Sequence[float], terms: Mapping[str, np.ndarray], /
+) -> ComponentFit:
+    r"""REML variance components of ``y`` under random intercept ``terms``.
+
+    Parameters
+    ----------
+    y : array_like (n,)
+        The scores, finite.
+    terms : mapping of str to array_like (n,) of int
+        Each term's level codes, ``0 .. L - 1`` with every level present (as
+        ``numpy.unique(..., return_inverse=True)`` gives). An interaction is a term of its
+        own (the codes of the pairs of levels).
+
+    Returns
+    -------
+    ComponentFit
+
+    Raises
+    ------
+    DataError
+        Fewer than 3 observations, a non-finite score, a term with one level or with as
+        many levels as observations (it is the residual), two terms that group the
+        observations alike (neither is estimable apart from the other), or a crossed part
+        beyond :data:`MAX_CROSSED_LEVELS`.
+
+    Notes
+    -----
+    The criterion is minimised over :math:`\theta \ge 0` by L-BFGS-B from
+    :math:`\theta = 1`; see the module's docstring for :math:`d(\theta)`.
+
+    Examples
+    --------
+    >>> item = np.repeat(np.arange(4), 3)
+    >>> y = np.array([1.0, 2, 3, 4, 5, 6, 4, 4, 4, 9, 8, 7])
+    >>> fit = fit_components(y, {"item": item})
+    >>> round(fit.variances[0], 4), round(fit.residual, 4)
+    (6.0, 0.75)
+    """
+    design = _Design.build(np.asarray(y, dtype=np.float64), dict(terms))
+    theta, evaluations, converged = _minimise(design)
+    deviance, r2, mean, mean_var, _ = design.evaluate(theta)
+    sigma2 = r2 / (design.n - 1)
+    return ComponentFit(
+        terms=design.names,
+        variances=tuple(float(t * t * sigma2) for t in theta),
+        residual=float(sigma2),
+        mean=float(mean),
+        mean_se=float(math.sqrt(mean_var * sigma2)),
+        levels=design.levels,
+        n=design.n,
+        criterion=float(deviance),
+        converged=converged,
+        evaluations=evaluations,
+    )
+
+
+def mean_variance_shares(fit: ComponentFit, terms: Mapping[str, np.ndarray], /) -> dict[str, float]:
+    r"""Each term's part of the variance of the plain mean of the observations.
+
+    .. math:: \operatorname{Var}(\bar y) = \sum_k \hat\sigma_k^2 \sum_l n_{kl}^2 / n^2
+              + \hat\sigma^2 / n,
+
+    with :math:`n_{kl}` the observations at level :math:`l` of term :math:`k` (in a
+    balanced design, :math:`\hat\sigma_k^2 / L_k`). The residual's part is under the key
+    ``"residual"``.
+    """
+    n = fit.n
+    parts = {}
+    for name, variance in zip(fit.terms, fit.variances, strict=True):
+        counts = np.bincount(np.asarray(terms[name])).astype(np.float64)
+        parts[name] = variance * float(counts @ counts) / (n * n)
+    parts["residual"] = fit.residual / n
+    return parts
+
+
+@dataclass(frozen=True, slots=True)
+class _Design:
+    """The cross-products REML needs, split into per-block nested columns and crossed ones.
+
+    Nested columns: ``k`` per block, ``block`` levels; column ``j`` of a block belongs to
+    term ``nested_term[j]`` (a slot a block does not use has no counts and drops out).
+    Crossed columns: ``q`` in all, column ``j`` of term ``crossed_term[j]``. Blocks whose
+    counts are alike (a *pattern*: every block of a balanced design, an item's cells with
+    the same one missing) share one factorisation; only their sums of ``y`` differ, and
+    the criterion needs those only through their total and their sum of outer products.
+    """
+
+    names: tuple[str, ...]
+    levels: tuple[int, ...]
+    n: int
+    nested_term: np.ndarray  # (k,) term index of each block column
+    crossed_term: np.ndarray  # (q,)
+    blocks: np.ndarray  # (P,) blocks of each pattern
+    zz: np.ndarray  # (P, k, k) nested x nested counts of a block of the pattern
+    zc: np.ndarray  # (P, k, q) nested x crossed counts
+    zx: np.ndarray  # (P, k) nested counts
+    zy: np.ndarray  # (P, k) nested sums of y, over the pattern's blocks
+    zyy: np.ndarray  # (P, k, k) sums over the pattern's blocks of zy zy'
+    cc: np.ndarray  # (q, q)
+    cx: np.ndarray  # (q,)
+    cy: np.ndarray  # (q,)
+    sum_y: float
+    sum_yy: float
+
+    @classmethod
+    def build(cls, y: np.ndarray, terms: dict[str, np.ndarray]) -> _Design:
+        n = y.shape[0]
+        if y.ndim != 1 or n < 3:
+            raise DataError(f"variance components need at least 3 scores; got {n}.")
+        if not np.isfinite(y).all():
+            raise DataError(
+                f"the scores hold {int((~np.isfinite(y)).sum())} NaN or infinite values; "
+                "drop or fill them before estimating variance components."
+            )
+        if not terms:
+            raise DataError("variance components need at least one random term (a facet).")
+        names = tuple(terms)
+        codes = [_codes(terms[name], name, n) for name in names]
+        levels = tuple(int(c.max()) + 1 for c in codes)
+        _check_estimable(names, codes, levels, n)
+        block, nested, crossed = _plan(codes, levels)
+        slots: list[np.ndarray] = []
+        # nested terms: each level's slot inside its block
+        if block is None:
+            block_of = np.zeros(n, dtype=np.int64)
+            n_blocks, nested_term = 1, np.zeros(0, dtype=np.int64)
+        else:
+            block_of = codes[block]
+            n_blocks = levels[block]
+            widths = []
+            for t in nested:
+                parent = _parent(codes[t], block_of, levels[t])
+                rank, width = _rank_in_block(parent, n_blocks)
+                slots.append(rank[codes[t]])
+                widths.append(width)
+            offsets = np.concatenate([[0], np.cumsum(widths)])
+            slots = [s + offsets[i] for i, s in enumerate(slots)]
+            nested_term = np.repeat(np.asarray(nested, dtype=np.int64), widths)
+        k = nested_term.shape[0]
+        crossed_offsets = np.concatenate([[0], np.cumsum([levels[t] for t in crossed])])
+        columns = [codes[t] + crossed_offsets[i] for i, t in enumerate(crossed)]
+        q = int(crossed_offsets[-1])
+        crossed_term = np.repeat(np.asarray(crossed, dtype=np.int64), [levels[t] for t in crossed])
+        zz = np.zeros(n_blocks * k * k)
+        zc = np.zeros(n_blocks * k * q)
+        for a in slots:
+            for b in slots:
+                zz += np.bincount((block_of * k + a) * k + b, minlength=zz.size)
+            for c in columns:
+                zc += np.bincount((block_of * k + a) * q + c, minlength=zc.size)
+        zx = np.zeros(n_blocks * k)
+        zy = np.zeros(n_blocks * k)
+        for a in slots:
+            zx += np.bincount(block_of * k + a, minlength=zx.size)
+            zy += np.bincount(block_of * k + a, weights=y, minlength=zy.size)
+        cc = np.zeros(q * q)
+        for c in columns:
+            for d in columns:
+                cc += np.bincount(c * q + d, minlength=cc.size)
+        cx = np.zeros(q)
+        cy = np.zeros(q)
+        for c in columns:
+            cx += np.bincount(c, minlength=q)
+            cy += np.bincount(c, weights=y, minlength=q)
+        counts = np.concatenate(
+            [zz.reshape(n_blocks, k * k), zc.reshape(n_blocks, k * q), zx.reshape(n_blocks, k)],
+            axis=1,
+        )
+        alike, first, pattern, blocks = np.unique(
+            counts, axis=0, return_index=True, return_inverse=True, return_counts=True
+        )
+        pattern = pattern.reshape(-1)
+        by_block = zy.reshape(n_blocks, k)
+        sums = np.zeros((alike.shape[0], k))
+        np.add.at(sums, pattern, by_block)
+        outer = np.zeros((alike.shape[0], k, k))
+        np.add.at(outer, pattern, by_block[:, :, None] * by_block[:, None, :])
+        return cls(
+            names=names,
+            levels=levels,
+            n=n,
+            nested_term=nested_term,
+            crossed_term=crossed_term,
+            blocks=blocks.astype(np.float64),
+            zz=zz.reshape(n_blocks, k, k)[first],
+            zc=zc.reshape(n_blocks, k, q)[first],
+            zx=zx.reshape(n_blocks, k)[first],
+            zy=sums,
+            zyy=outer,
+            cc=cc.reshape(q, q),
+            cx=cx,
+            cy=cy,
+            sum_y=float(y.sum()),
+            sum_yy=float(y @ y),
+        )
+
+    def evaluate(self, theta: np.ndarray, *, slope: bool = False) -> _Point:
+        r"""The criterion at :math:`\theta`, and with ``slope`` its gradient in the
+        variance ratios :math:`s_k = \theta_k^2`,
+
+        .. math:: \frac{\partial d}{\partial s_k} = \operatorname{tr}(Z_k^\top P Z_k)
+                  - (n - 1) \frac{\lVert Z_k^\top P y \rVert^2}{r^2},
+
+        with :math:`P = V^{-1} - V^{-1} X (X^\top V^{-1} X)^{-1} X^\top V^{-1}
+        = I - W M^{-1} W^\top`, :math:`W = (Z\Lambda, X)`: both from blocks of
+        :math:`M^{-1}` and the solution :math:`M^{-1} c`, defined at :math:`s_k = 0` too.
+        """
+        lam_n = theta[self.nested_term]
+        lam_c = theta[self.crossed_term]
+        q, k = lam_c.shape[0], lam_n.shape[0]
+        g = q + 1  # the global columns: crossed, then the intercept
+        schur = np.zeros((g, g))
+        schur[:q, :q] = lam_c[:, None] * self.cc * lam_c[None, :] + np.eye(q)
+        schur[:q, q] = schur[q, :q] = lam_c * self.cx
+        schur[q, q] = self.n
+        rhs = np.append(lam_c * self.cy, self.sum_y)
+        yy = self.sum_yy
+        logdet = 0.0
+        if k:
+            a = lam_n[None, :, None] * self.zz * lam_n[None, None, :] + np.eye(k)
+            chol = np.linalg.cholesky(a)
+            logdet += 2.0 * float(self.blocks @ np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(1))
+            inverse = np.linalg.inv(a)
+            # T: a block's counts against the global columns; R = Lambda_N T couples them
+            t = np.concatenate([self.zc * lam_c[None, None, :], self.zx[..., None]], axis=2)
+            coupling = lam_n[None, :, None] * t
+            air = inverse @ coupling  # A^-1 R, a pattern at a time
+            weighted = coupling * self.blocks[:, None, None]
+            schur -= weighted.reshape(-1, g).T @ air.reshape(-1, g)
+            sums = lam_n * self.zy  # c_N summed over each pattern's blocks
+            rhs -= np.einsum("pkg,pk->g", air, sums)
+            outer = lam_n[None, :, None] * self.zyy * lam_n[None, None, :]
+            yy -= float(np.einsum("pkl,plk->", inverse, outer))
+        chol_s = np.linalg.cholesky(schur)
+        logdet += 2.0 * float(np.log(np.diagonal(chol_s)).sum())
+        s_inv = np.linalg.inv(schur)
+        solution = s_inv @ rhs
+        r2 = float(yy - rhs @ solution)
+        dof = self.n - 1
+        deviance = logdet + dof * (1.0 + math.log(2.0 * math.pi * r2 / dof))
+        point = _Point(deviance, r2, float(solution[q]), float(s_inv[q, q]), np.zeros(0))
+        if not slope:
+            return point
+        gradient = np.zeros(len(self.names))
+        w = np.concatenate([self.cc * lam_c[None, :], self.cx[:, None]], axis=1)  # (q, g)
+        fitted_c = w @ solution  # (C Lambda~ M^-1 c) over the crossed columns
+        k_mat = -w.T
+        quad_c = np.zeros(q)
+        if k:
+            u = self.zz * lam_n[None, None, :]
+            e = u @ air - t
+            quad_n = np.einsum("pij,pjl,pil->pi", u, inverse, u) + np.einsum(
+                "pig,gh,pih->pi", e, s_inv, e
+            )
+            trace_n = self.blocks @ (np.diagonal(self.zz, axis1=1, axis2=2) - quad_n)
+            f = np.eye(k) - (u @ inverse) * lam_n[None, None, :]
+            h = e @ solution
+            fz = np.einsum("pij,pj->pi", f, self.zy)
+            fzzf = np.einsum("pij,pjl,pil->pi", f, self.zyy, f)
+            zpy_n = (fzzf + 2.0 * fz * h + self.blocks[:, None] * h * h).sum(axis=0)
+            np.add.at(gradient, self.nested_term, trace_n - dof * zpy_n / r2)
+            y_c = lam_n[None, :, None] * self.zc
+            sol_n = np.einsum("pkl,pl->pk", inverse, sums) - self.blocks[:, None] * (air @ solution)
+            fitted_c += np.einsum("pkq,pk->q", y_c, sol_n)
+            quad_c += np.einsum("p,pkj,pkl,plj->j", self.blocks, y_c, inverse, y_c)
+            k_mat = k_mat + np.einsum("p,pkg,pkj->gj", self.blocks, air, y_c)
+        if q:
+            quad_c += np.einsum("gj,gh,hj->j", k_mat, s_inv, k_mat)
+            trace_c = np.diagonal(self.cc) - quad_c
+            zpy_c = (self.cy - fitted_c) ** 2
+            np.add.at(gradient, self.crossed_term, trace_c - dof * zpy_c / r2)
+        return point._replace(slope=gradient)
+
+
+class _Point(NamedTuple):
+    deviance: float
+    r2: float
+    mean: float
+    mean_var: float
+    r""":math:`(X^\top V^{-1} X)^{-1}` relative to :math:`\sigma^2`."""
+    slope: np.ndarray
+    """The gradient in the variance ratios (empty unless asked for)."""
+
+
+def _minimise(design: _Design) -> tuple[np.ndarray, int, bool]:
+    r"""The criterion's minimum over the variance ratios :math:`s_k = \theta_k^2 \ge 0`.
+
+    In :math:`\theta` the criterion is even, so its slope at 0 is 0 whatever the data and a
+    gradient method that reaches 0 stays there; in :math:`s` the slope at 0 says whether a
+    component should leave the boundary. L-BFGS-B, with the exact gradient; converged: see
+    :func:`_settled`.
+    """
+    from scipy.optimize import minimize
+
+    calls = 0
+
+    def criterion(ratios: np.ndarray) -> tuple[float, np.ndarray]:
+        nonlocal calls
+        calls += 1
+        point = design.evaluate(np.sqrt(ratios), slope=True)
+        return point.deviance, point.slope
+
+    start = np.ones(len(design.names))
+    found = minimize(
+        criterion,
+        start,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * start.size,
+        options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 2000},
+    )
+    ratios = np.asarray(found.x, dtype=np.float64)
+    return np.sqrt(ratios), calls, _settled(criterion, ratios)
+
+
+def _settled(
+    criterion: Callable[[np.ndarray], tuple[float, np.ndarray]], ratios: np.ndarray
+) -> bool:
+    """Whether a Newton step from ``ratios`` would lower the criterion by less than 1e-6
+    (in deviance units: nothing a likelihood ratio would notice), component by component,
+    with the curvature from a difference of the exact gradient; a component at 0 counts
+    only where the gradient would take it up. Flat directions (a facet of 3 levels with a
+    variance near 0) make the gradient itself a poor test."""
+    _, slope = criterion(ratios)
+    decrease = 0.0
+    for k in range(ratios.size):
+        if ratios[k] == 0.0 and slope[k] >= 0.0:
+            continue
+        step = 1e-4 * max(ratios[k], 1e-6)
+        probe = ratios.copy()
+        probe[k] += step
+        curvature = (criterion(probe)[1][k] - slope[k]) / step
+        if not curvature > 0.0:
+            return False
+        decrease += slope[k] ** 2 / (2.0 * curvature)
+    return decrease <= 1e-6
+
+
+def _codes(values: np.ndarray, name: str, n: int) -> np.ndarray:
+    codes = np.asarray(values)
+    if codes.shape != (n,) or codes.dtype.kind not in "iu":
+        raise DataError(
+            f"term {name!r} must be {n} integer level codes (one a score); got "
+            f"shape {codes.shape} of {codes.dtype}: factorise the labels first."
+        )
+    codes = codes.astype(np.int64, copy=False)
+    if codes.min() < 0 or (np.bincount(codes) == 0).any():
+        raise DataError(
+            f"term {name!r} has codes outside 0 .. L-1 or unused levels: "
+            "give numpy.unique(labels, return_inverse=True)[1]."
+        )
+    return codes
+
+
+def _check_estimable(
+    names: tuple[str, ...], codes: list[np.ndarray], levels: tuple[int, ...], n: int
+) -> None:
+    for name, count in zip(names, levels, strict=True):
+        if count < 2:
+            raise DataError(
+                f"term {name!r} has one level: its variance is not estimable apart from "
+                "the mean; drop it, or give scores at two levels or more."
+            )
+        if count >= n:
+            raise DataError(
+                f"term {name!r} has a level per score ({count} levels, {n} scores): it is "
+                "the residual; drop it from the terms."
+            )
+    for i in range(len(names)):
+        for j in range(i):
+            if levels[i] == levels[j] and _same_partition(codes[i], codes[j], levels[i]):
+                raise DataError(
+                    f"terms {names[j]!r} and {names[i]!r} group the scores alike: their "
+                    "variances are not estimable apart; keep one."
+                )
+
+
+def _same_partition(a: np.ndarray, b: np.ndarray, levels: int) -> bool:
+    """Whether two terms of as many levels group the scores alike (each nested in the other)."""
+    return _nested(a, b, levels)
+
+
+def _parent(child: np.ndarray, block: np.ndarray, levels: int) -> np.ndarray:
+    """The block of each level of ``child`` (its last score's, if it spans several)."""
+    parent = np.zeros(levels, dtype=np.int64)
+    parent[child] = block
+    return parent
+
+
+def _nested(child: np.ndarray, block: np.ndarray, levels: int) -> bool:
+    """Whether every level of ``child`` falls in one level of ``block``."""
+    return bool((_parent(child, block, levels)[child] == block).all())
+
+
+def _rank_in_block(parent: np.ndarray, n_blocks: int) -> tuple[np.ndarray, int]:
+    """Each level's place among its block's levels, and the most levels a block holds."""
+    counts = np.bincount(parent, minlength=n_blocks)
+    order = np.argsort(parent, kind="stable")
+    starts = np.cumsum(counts) - counts
+    rank = np.empty(parent.shape[0], dtype=np.int64)
+    rank[order] = np.arange(parent.shape[0]) - starts[parent[order]]
+    return rank, int(counts.max())
+
+
+def _plan(
+    codes: list[np.ndarray], levels: tuple[int, ...]
+) -> tuple[int | None, list[int], list[int]]:
+    """The block term, the terms nested in it and the crossed rest: the split whose
+    evaluation costs least (``B k^3 + B k g^2 + g^3`` with ``g`` crossed columns)."""
+    every = list(range(len(codes)))
+    best: tuple[float, int | None, list[int], list[int]] = (
+        float(sum(levels)) ** 3,
+        None,
+        [],
+        every,
+    )
+    for f in every:
+        nested = [t for t in every if t == f or _nested(codes[t], codes[f], levels[t])]
+        width = 0
+        for t in nested:
+            parent = _parent(codes[t], codes[f], levels[t])
+            width += int(np.bincount(parent, minlength=levels[f]).max())
+        crossed = [t for t in every if t not in nested]
+        g = sum(levels[t] for t in crossed) + 1
+        cost = levels[f] * (width**3 + width * g * g) + float(g) ** 3
+        if cost < best[0]:
+            best = (cost, f, nested, crossed)
+    _, block, nested, crossed = best
+    if sum(levels[t] for t in crossed) > MAX_CROSSED_LEVELS:
+        raise DataError(
+            f"the crossed facets hold {sum(levels[t] for t in crossed):,} levels, beyond "
+            f"{MAX_CROSSED_LEVELS:,}: nest the large facets in one another or estimate "
+            "on a subset."
+        )
+    return block, nested, crossed
