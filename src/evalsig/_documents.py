@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from evalsig.errors import DataError
+from evalsig.errors import DataError, file_kind
 
 __all__ = [
     "MAX_BYTES",
@@ -73,7 +73,7 @@ def read_text(path: str | os.PathLike[str], *, what: str, max_bytes: int = MAX_B
         info = target.stat()
         if not stat.S_ISREG(info.st_mode):
             raise DataError(
-                f"{target}: is {_not_a_file(info.st_mode)}; {what} is read from a regular "
+                f"{target}: is {file_kind(info.st_mode)}; {what} is read from a regular "
                 "file: give the path of one."
             )
         size = info.st_size
@@ -116,18 +116,6 @@ _PACKED = (
 )
 """The first bytes of compressed files, and what they are: told apart from text that is
 not UTF-8, so that the error points to the fix."""
-
-
-def _not_a_file(mode: int) -> str:
-    """What a path that is not a regular file is, e.g. 'a named pipe (FIFO)'."""
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    )
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 # --- YAML ----------------------------------------------------------------------------------

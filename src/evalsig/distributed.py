@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -44,6 +44,10 @@ CHUNK = 200
 class Executor:
     """Runs the pieces in this process."""
 
+    single_product: ClassVar[bool] = True
+    """Whether complete 0/1 scores without clusters take one float32 product in this
+    process (see :meth:`pair_sums`); an executor that runs every piece elsewhere says no."""
+
     def map(self, func: Any, shared: Any, pieces: list[Any]) -> list[Any]:
         """``[func(shared, piece) for piece in pieces]``, in order."""
         return [func(shared, piece) for piece in pieces]
@@ -59,28 +63,18 @@ class Executor:
         """``(G, 4, M, M)`` pairwise sums (see :func:`evalsig.inference.allpairs.pair_sums`).
 
         With the default blocking, complete 0/1 scores without clusters take one float32
-        product here (see :func:`evalsig.inference._pair_sums.zero_one_sums`): their counts
-        are exact, so the blocking cannot change them. Other scores are split into tiles.
-        """
-        if codes is None and (item_block, model_block) == (ITEM_BLOCK, MODEL_BLOCK):
-            whole = zero_one_sums(scores)
-            if whole is not None:
-                return whole
-        return self.tiled_pair_sums(scores, codes, item_block=item_block, model_block=model_block)
-
-    def tiled_pair_sums(
-        self,
-        scores: np.ndarray,
-        codes: np.ndarray | None,
-        *,
-        item_block: int = ITEM_BLOCK,
-        model_block: int = MODEL_BLOCK,
-    ) -> np.ndarray:
-        """The pairwise sums tile by tile, each tile run by :meth:`map`.
+        product here (see :func:`evalsig.inference._pair_sums.zero_one_sums`) when
+        :attr:`single_product` is true: their counts are exact, so the blocking cannot
+        change them. Other scores are split into tiles, each tile run by :meth:`map`.
 
         The blocking is decided here, in the calling process, and each task carries its
         items and models; workers read no settings of their own.
         """
+        default = (item_block, model_block) == (ITEM_BLOCK, MODEL_BLOCK)
+        if self.single_product and codes is None and default:
+            whole = zero_one_sums(scores)
+            if whole is not None:
+                return whole
         prepared = prepare(scores, codes)
         tasks = tiles(prepared, item_block=item_block, model_block=model_block)
         return assemble(scores.shape[0], tasks, self.map(tile_sums, prepared, tasks))
@@ -121,22 +115,13 @@ class DaskExecutor(Executor):
     """Runs the pieces on a ``dask.distributed`` cluster through ``client``."""
 
     client: Any
+    single_product: ClassVar[bool] = False
+    """Every sum is tiled, and each tile runs on the cluster."""
 
     def map(self, func: Any, shared: Any, pieces: list[Any]) -> list[Any]:
         data = self.client.scatter(shared, broadcast=True, hash=False)
         futures = self.client.map(func, [data] * len(pieces), pieces, pure=False)
         return list(self.client.gather(futures))
-
-    def pair_sums(
-        self,
-        scores: np.ndarray,
-        codes: np.ndarray | None,
-        *,
-        item_block: int = ITEM_BLOCK,
-        model_block: int = MODEL_BLOCK,
-    ) -> np.ndarray:
-        """The pairwise sums tile by tile on the cluster (see :meth:`Executor.pair_sums`)."""
-        return self.tiled_pair_sums(scores, codes, item_block=item_block, model_block=model_block)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ bad input also derive from :class:`ValueError`, so ``except ValueError`` keeps w
 from __future__ import annotations
 
 import reprlib
+import stat
 from collections.abc import Iterable
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "FormatError",
     "StoreLockedError",
     "examples",
+    "file_kind",
 ]
 
 
@@ -59,6 +61,22 @@ def examples(values: Iterable[object], limit: int = 3) -> str:
             break
         shown.append(_short(value.item() if hasattr(value, "item") else value))
     return ", ".join(shown) + (", ..." if more else "")
+
+
+def file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, from its ``st_mode``, for an error message.
+
+    >>> file_kind(stat.S_IFIFO)
+    'a named pipe (FIFO)'
+    """
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
 def _short(value: object, width: int = 80) -> str:

@@ -105,8 +105,7 @@ def test_other_scores_take_the_tiles() -> None:
 class _Tiled(Executor):
     """The tiled sums, never the single product."""
 
-    def pair_sums(self, scores: np.ndarray, codes: np.ndarray | None, **blocks: int) -> np.ndarray:
-        return self.tiled_pair_sums(scores, codes, **blocks)
+    single_product = False
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

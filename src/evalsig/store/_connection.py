@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from evalsig.errors import DataError
+from evalsig.errors import DataError, file_kind
 
 __all__ = ["Connection", "check_store_file", "store_error"]
 
@@ -30,13 +30,6 @@ _DAMAGE = re.compile(
     re.IGNORECASE,
 )
 _DAMAGE_TYPES = ("IOException", "SerializationException", "InternalException", "FatalException")
-_KINDS = (
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a directory"),
-)
 
 
 def store_error(ddb: Any, path: Path, exc: BaseException, *, opening: bool) -> DataError:
@@ -68,9 +61,8 @@ def check_store_file(path: Path) -> bool:
         raise DataError(f"{path}: cannot read the results store ({exc.strerror or exc}).") from None
     if stat.S_ISREG(mode):
         return True
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
     raise DataError(
-        f"{path}: is {kind}, not a results store file; give the path of a DuckDB file "
+        f"{path}: is {file_kind(mode)}, not a results store file; give the path of a DuckDB file "
         "(ingest creates it when it does not exist)."
     )
 

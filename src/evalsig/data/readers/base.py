@@ -6,6 +6,7 @@ import codecs
 import difflib
 import io
 import json
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
@@ -24,11 +25,13 @@ __all__ = [
     "Reader",
     "ReaderKeywords",
     "ReaderKeywordsExceptTask",
+    "first_line",
     "first_record",
     "open_text",
     "read_bytes",
     "read_options",
     "resolve_columns",
+    "unzipped_head",
     "where_pairs",
 ]
 
@@ -359,3 +362,20 @@ def first_record(head: bytes) -> dict[str, object] | None:
     except (ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None
+
+
+def first_line(head: bytes) -> bytes:
+    """The first line of ``head`` (the start of a file) that is not blank, stripped."""
+    for line in head.splitlines():
+        if line.strip():
+            return line.strip()
+    return b""
+
+
+def unzipped_head(head: bytes) -> bytes:
+    """The decompressed start of a gzip file whose first bytes are ``head`` (empty when they
+    are not gzip data)."""
+    try:
+        return zlib.decompressobj(wbits=31).decompress(head, 1 << 20)  # bounded: a bomb stays small
+    except zlib.error:
+        return b""

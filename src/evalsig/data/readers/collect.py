@@ -129,6 +129,14 @@ class Collector:
         self.versions.append(None)
         self._file = len(self.sources) - 1
 
+    def folder_file(self, number: int, source: str, format: str) -> None:
+        """Begin the file numbered ``number`` (from 0) of those read from one folder: the
+        first stands for the folder itself (the file already begun); each other is a new file."""
+        if number:
+            self.start_file(source, format)
+        else:
+            self.sources[self._file] = source
+
     def version(self, text: str) -> None:
         """Record which version (layout) of its format the current file is."""
         self.versions[self._file] = text

@@ -30,13 +30,12 @@ References
 
 from __future__ import annotations
 
-import zlib
 from collections import Counter
 from pathlib import Path
 
 import orjson
 
-from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.base import ReadOptions, first_line, open_text, unzipped_head
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import binary, jsonl_records
 from evalsig.errors import DataError
@@ -48,17 +47,10 @@ FIELDS = ("task_id", "completion", "passed")
 """The fields every results line has (``result`` too, which is not read)."""
 
 
-def _first_line(head: bytes) -> bytes:
-    for line in head.splitlines():
-        if line.strip():
-            return line.strip()
-    return b""
-
-
 def _looks_like_results(head: bytes) -> bool:
     """Whether the first line is a sample with its outcome: ``task_id``, ``completion`` and
     ``passed`` (true or false)."""
-    line = _first_line(head)
+    line = first_line(head)
     if not line.startswith(b"{"):
         return False
     try:
@@ -73,20 +65,13 @@ def _looks_like_results(head: bytes) -> bool:
     )
 
 
-def _unzipped_head(head: bytes) -> bytes:
-    try:
-        return zlib.decompressobj(wbits=31).decompress(head, 1 << 20)  # bounded
-    except zlib.error:
-        return b""
-
-
 class _HumanEvalReader:
     name = "human-eval"
 
     def sniff(self, path: Path, head: bytes) -> bool:
         suffixes = path.suffixes
         if len(suffixes) >= 2 and suffixes[-1] == ".gz" and suffixes[-2] == ".jsonl":
-            return _looks_like_results(_unzipped_head(head))
+            return _looks_like_results(unzipped_head(head))
         return path.suffix == ".jsonl" and _looks_like_results(head)
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:

@@ -511,10 +511,7 @@ class _InspectReader:
             _read_log(path, options, out)
             return
         for number, log in enumerate(_logs_in(path)):
-            if number:
-                out.start_file(str(log), self.name)
-            else:
-                out.sources[out.file_number] = str(log)
+            out.folder_file(number, str(log), self.name)
             _read_log(log, options, out)
 
 

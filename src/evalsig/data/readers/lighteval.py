@@ -149,10 +149,7 @@ class _LightevalReader:
             self._read_file(path, options, out)
             return
         for number, file in enumerate(_details_in(path)):
-            if number:
-                out.start_file(str(file), self.name)
-            else:
-                out.sources[out.file_number] = str(file)
+            out.folder_file(number, str(file), self.name)
             self._read_file(file, options, out)
 
     def _read_file(self, path: Path, options: ReadOptions, out: Collector) -> None:

@@ -176,10 +176,7 @@ class _LmEvalReader:
             files = _samples_in(path)
             summary = _results(path)
             for number, (file, task) in enumerate(files):
-                if number:
-                    out.start_file(str(file), self.name)
-                else:
-                    out.sources[out.file_number] = str(file)
+                out.folder_file(number, str(file), self.name)
                 self._read_samples(file, task, summary, options, out)
             _check_against_results(path, [f for f, _ in files], out)
             return

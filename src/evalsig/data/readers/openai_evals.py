@@ -44,7 +44,6 @@ References
 
 from __future__ import annotations
 
-import zlib
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -52,7 +51,7 @@ from typing import Any, cast
 
 import orjson
 
-from evalsig.data.readers.base import ReadOptions, open_text
+from evalsig.data.readers.base import ReadOptions, first_line, open_text, unzipped_head
 from evalsig.data.readers.collect import Collector
 from evalsig.data.readers.tabular import binary, jsonl_records
 from evalsig.errors import DataError, FormatError
@@ -95,16 +94,9 @@ def canonical_key(expected: object) -> str | None:
     return orjson.dumps(expected, option=orjson.OPT_SORT_KEYS).decode()
 
 
-def _first_line(head: bytes) -> bytes:
-    for line in head.splitlines():
-        if line.strip():
-            return line.strip()
-    return b""
-
-
 def _looks_like_log(head: bytes) -> bool:
     """Whether the first line is a run spec with an eval name, or an event."""
-    line = _first_line(head)
+    line = first_line(head)
     if not line.startswith(b"{"):
         return False
     try:
@@ -121,20 +113,13 @@ def _looks_like_log(head: bytes) -> bool:
     return all(k in record for k in ("run_id", "sample_id", "type"))
 
 
-def _unzipped_head(head: bytes) -> bytes:
-    try:
-        return zlib.decompressobj(wbits=31).decompress(head, 1 << 20)  # bounded: a bomb stays small
-    except zlib.error:
-        return b""
-
-
 class _OpenAIEvalsReader:
     name = "openai-evals"
 
     def sniff(self, path: Path, head: bytes) -> bool:
         suffixes = path.suffixes
         if len(suffixes) >= 2 and suffixes[-1] == ".gz" and suffixes[-2] in (".jsonl", ".log"):
-            return _looks_like_log(_unzipped_head(head))
+            return _looks_like_log(unzipped_head(head))
         return path.suffix in (".jsonl", ".log", ".txt", "") and _looks_like_log(head)
 
     def read(self, path: Path, options: ReadOptions, out: Collector) -> None:

@@ -311,10 +311,7 @@ def _read_folder(path: Path, options: ReadOptions, out: Collector, model: str | 
                 raise FormatError(refusal)
             passed.append(file.name)
             continue
-        if read:
-            out.start_file(str(file), OPENCOMPASS.name)
-        else:
-            out.sources[out.file_number] = str(file)
+        out.folder_file(read, str(file), OPENCOMPASS.name)
         out.model(file.parent.name)  # results/<model>/<dataset>.json
         _read_details(file, document, options, out)
         read += 1

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from evalsig.defaults import MAX_DECOMPRESSED_ENV
-from evalsig.errors import DataError, FormatError
+from evalsig.errors import DataError, FormatError, file_kind
 
 __all__ = [
     "DEFAULT_CAP",
@@ -112,13 +112,6 @@ def over_cap(source: str, cap: int) -> TooLarge:
 
 # --- opening files ---------------------------------------------------------------------
 
-_KINDS = (
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
 
 def open_error(path: Path | str, exc: OSError) -> FormatError:
     """A one-line error for an OSError met opening or reading ``path``, with the fix."""
@@ -148,7 +141,7 @@ def check_file(path: Path) -> os.stat_result:
             "be detected: lm-evaluation-harness and HELM folders are read whole)."
         )
     if not stat.S_ISREG(info.st_mode):
-        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+        kind = file_kind(info.st_mode)
         raise FormatError(
             f"{path}: is {kind}, not a regular file; evalsig reads a file more than once "
             "(first to detect its format), so save the data to a file and pass that."
