@@ -573,7 +573,25 @@ def _ingest(tmp: Path) -> list[Any]:
     return [stored, again, harness]
 
 
+def _variance_sources() -> list[Any]:
+    """One model's score over crossed items and prompts, and a paired difference with a
+    cell in one table only (a note)."""
+    from evalsig.facets import variance_sources
+
+    rng = np.random.default_rng(4)
+    item, prompt = np.repeat(np.arange(30), 3), np.tile(np.arange(3), 30)
+    a = rng.normal(0, 1, 30)[item] + rng.normal(0, 0.4, 3)[prompt] + rng.normal(0, 0.5, 90)
+    b = a + rng.normal(0.2, 0.3, 90)
+    table = {"item": item, "prompt": [f"p{p}" for p in prompt], "score": a}
+    other = {"item": item[1:], "prompt": [f"p{p}" for p in prompt[1:]], "score": b[1:]}
+    return [
+        variance_sources(table, facets=["item", "prompt"]),
+        variance_sources(other, facets=["item", "prompt"], baseline=table),
+    ]
+
+
 BUILDERS: dict[str, Callable[[Path], list[Any]]] = {
+    "variance-sources": lambda _: _variance_sources(),
     "ingest": _ingest,
     "judge-length-bias": _judge_length_bias,
     "judge-position-bias": _judge_position_bias,

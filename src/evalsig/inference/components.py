@@ -42,7 +42,7 @@ import numpy as np
 
 from evalsig.errors import DataError
 
-__all__ = ["ComponentFit", "fit_components", "mean_variance_shares"]
+__all__ = ["ComponentFit", "fit_components", "mean_variance_shares", "same_grouping"]
 
 MAX_CROSSED_LEVELS = 5000
 """Most levels the crossed part may hold (its cross-product is dense): two facets of
@@ -409,7 +409,7 @@ def _settled(
         if not curvature > 0.0:
             return False
         decrease += slope[k] ** 2 / (2.0 * curvature)
-    return decrease <= 1e-6
+    return bool(decrease <= 1e-6)
 
 
 def _codes(values: np.ndarray, name: str, n: int) -> np.ndarray:
@@ -444,16 +444,18 @@ def _check_estimable(
             )
     for i in range(len(names)):
         for j in range(i):
-            if levels[i] == levels[j] and _same_partition(codes[i], codes[j], levels[i]):
+            if same_grouping(codes[i], codes[j]):
                 raise DataError(
                     f"terms {names[j]!r} and {names[i]!r} group the scores alike: their "
                     "variances are not estimable apart; keep one."
                 )
 
 
-def _same_partition(a: np.ndarray, b: np.ndarray, levels: int) -> bool:
-    """Whether two terms of as many levels group the scores alike (each nested in the other)."""
-    return _nested(a, b, levels)
+def same_grouping(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two codings (``0 .. L - 1``, every level used) group the scores alike: as
+    many levels, each nested in the other."""
+    levels = int(a.max()) + 1
+    return levels == int(b.max()) + 1 and _nested(a, b, levels)
 
 
 def _parent(child: np.ndarray, block: np.ndarray, levels: int) -> np.ndarray:

@@ -54,6 +54,7 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
     "judge": ("judge", _views(summary="summary")),
     "arena": ("arena", _views(summary="summary")),
     "benchmark-noise": ("noise", _views("noise")),
+    "variance-sources": ("facets", _views("sources")),
     "multiplicity": ("multiplicity", _views("as", "html")),
     "sign_test": ("aggregate", _views("sign_test", "html")),
     "dependence": ("aggregate", _views("dependence", "html")),

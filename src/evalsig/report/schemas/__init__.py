@@ -60,6 +60,7 @@ KINDS = (
     "simulation",
     "simultaneous",
     "unpaired-shortcut",
+    "variance-sources",
 )
 """Every result kind (the ``"kind"`` of a ``to_dict()``) that has a schema."""
 

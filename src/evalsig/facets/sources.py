@@ -1,0 +1,358 @@
+r"""Where a score's variance comes from: REML components of its facets, and their share of
+the standard error.
+
+A long table holds one score a row and a column per facet (item, prompt template, sampling
+run, judge, few-shot set). Each facet, and each combination of facets that the data can
+tell from the residual, is a random term; :func:`evalsig.inference.components.fit_components`
+estimates their variances by REML (zero where the data put them at the boundary), and the
+variance of the score (the plain mean of the rows) splits into one part a term,
+
+.. math:: \operatorname{Var}(\bar y) = \sum_k \hat\sigma_k^2 \sum_l n_{kl}^2 / n^2
+          + \hat\sigma^2 / n,
+
+:math:`\hat\sigma_k^2 / L_k` in a balanced design (Brennan 2001, *Generalizability Theory*,
+ch. 4). Given a baseline table too, the terms are those of the paired difference of the
+two models' scores on the cells both hold.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from evalsig._json import SCHEMA_VERSION
+from evalsig.errors import DataError
+from evalsig.inference.components import (
+    ComponentFit,
+    fit_components,
+    mean_variance_shares,
+    same_grouping,
+)
+from evalsig.result import Result
+
+__all__ = ["SourceRow", "VarianceSourcesResult", "variance_sources"]
+
+METHOD = "REML (random intercepts, components constrained at 0)"
+
+Table = Mapping[str, Sequence[Any] | np.ndarray] | Any
+"""A long table: a pandas DataFrame, or a mapping of column name to values."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceRow:
+    """One random term (or the residual) of the decomposition."""
+
+    term: str
+    """A facet (``"prompt"``), a combination (``"item:prompt"``) or ``"residual"``."""
+    variance: float
+    r""":math:`\hat\sigma_k^2`, the variance of one score due to this term."""
+    levels: int
+    """Levels of the term (rows, for the residual)."""
+    share_of_score_variance: float
+    """:math:`\\hat\\sigma_k^2` over the sum of all components: its part of one score's
+    variance."""
+    se_part: float
+    r"""Its part of :math:`\operatorname{Var}(\bar y)`."""
+    share_of_se: float
+    """``se_part`` over :math:`\\operatorname{Var}(\\bar y)`: its share of the squared
+    standard error of the score."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VarianceSourcesResult(Result):
+    """A score's (or a paired difference's) variance components and their share of its SE."""
+
+    kind: ClassVar[str] = "variance-sources"
+
+    estimand: str
+    """``"score"`` (one model) or ``"difference"`` (candidate minus baseline, cell by cell)."""
+    facets: tuple[str, ...]
+    terms: tuple[SourceRow, ...]
+    """The random terms, then the residual."""
+    mean: float
+    """The plain mean of the rows (the score, or the mean paired difference)."""
+    se: float
+    r""":math:`\sqrt{\operatorname{Var}(\bar y)}` from the components."""
+    reml_mean: float
+    """REML's generalised-least-squares mean (weights rows by the fitted covariance)."""
+    reml_se: float
+    n: int
+    """Rows (cells) used."""
+    criterion: float
+    """The REML criterion at the estimate (lme4's ``REMLcrit``)."""
+    converged: bool
+    method: str = METHOD
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "variance-sources",
+            "schema_version": SCHEMA_VERSION,
+            "method": self.method,
+            "estimand": self.estimand,
+            "facets": list(self.facets),
+            "n": self.n,
+            "mean": self.mean,
+            "se": self.se,
+            "reml_mean": self.reml_mean,
+            "reml_se": self.reml_se,
+            "criterion": self.criterion,
+            "converged": self.converged,
+            "terms": [
+                {
+                    "term": row.term,
+                    "variance": row.variance,
+                    "levels": row.levels,
+                    "share_of_score_variance": row.share_of_score_variance,
+                    "se_part": row.se_part,
+                    "share_of_se": row.share_of_se,
+                }
+                for row in self.terms
+            ],
+            "notes": list(self.notes),
+            "nulls": {},
+        }
+
+    def to_frame(self) -> Any:
+        """One row a term (the residual last): variance, levels, its share of one score's
+        variance, its part of the squared SE and its share of it."""
+        from evalsig._frame import data_frame, floats, ints
+
+        return data_frame(
+            {
+                "term": [row.term for row in self.terms],
+                "variance": floats(row.variance for row in self.terms),
+                "levels": ints(row.levels for row in self.terms),
+                "share_of_score_variance": floats(
+                    row.share_of_score_variance for row in self.terms
+                ),
+                "se_part": floats(row.se_part for row in self.terms),
+                "share_of_se": floats(row.share_of_se for row in self.terms),
+            }
+        )
+
+
+def variance_sources(
+    data: Table,
+    /,
+    *,
+    facets: Sequence[str],
+    score_column: str = "score",
+    baseline: Table | None = None,
+) -> VarianceSourcesResult:
+    r"""Split the variance of a score (or of a paired difference) among its facets.
+
+    Parameters
+    ----------
+    data : DataFrame or mapping of column to values
+        A long table, one score a row: the ``score_column`` and one column per facet.
+    facets : sequence of str
+        The facet columns (``["item", "prompt", "run"]``). Crossed or nested is what the
+        labels say: an item label that appears under one passage only is nested in it.
+    score_column : str
+        The score column.
+    baseline : DataFrame or mapping, optional
+        A second model's table with the same columns: the decomposition is then of the
+        difference ``data - baseline`` on each cell (one row a combination of facet labels
+        in both tables); cells in one table only are counted in a note.
+
+    Returns
+    -------
+    VarianceSourcesResult
+
+    Raises
+    ------
+    DataError
+        A missing column, a non-finite score, a facet with one level, a combination of
+        facet labels given twice, or no cell in both tables.
+
+    Notes
+    -----
+    The terms are each facet and each combination of facets, smallest first, leaving out a
+    combination that groups the rows as an earlier term does (nested facets) or that has
+    a level a row (it is the residual). REML by
+    :func:`evalsig.inference.components.fit_components`; see the module's docstring for
+    the share of the standard error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> item, prompt = np.repeat(np.arange(40), 3), np.tile(np.arange(3), 40)
+    >>> y = rng.normal(0, 1, 40)[item] + rng.normal(0, 0.5, 3)[prompt] + rng.normal(0, 0.3, 120)
+    >>> result = variance_sources({"item": item, "prompt": prompt, "score": y},
+    ...                           facets=["item", "prompt"])
+    >>> [row.term for row in result.terms]
+    ['item', 'prompt', 'residual']
+    """
+    facets = _check_facets(facets, score_column)
+    labels, y = _columns(data, facets, score_column, "data")
+    notes: list[str] = []
+    estimand = "score"
+    if baseline is not None:
+        base_labels, base_y = _columns(baseline, facets, score_column, "baseline")
+        labels, y = _paired(labels, y, base_labels, base_y, notes)
+        estimand = "difference"
+    terms = _terms(facets, labels, y.shape[0])
+    fit = fit_components(y, terms)
+    if not fit.converged:
+        notes.append(
+            "REML stopped before its criterion settled: read the components as approximate"
+        )
+    return _result(fit, terms, y, facets, estimand, notes)
+
+
+def _check_facets(facets: Sequence[str], score: str) -> tuple[str, ...]:
+    names = tuple(facets)
+    if isinstance(facets, str) or not names:
+        raise DataError(
+            f"`facets` must name the facet columns, e.g. facets=['item', 'prompt']; got {facets!r}."
+        )
+    if len(set(names)) != len(names) or score in names:
+        raise DataError(
+            f"`facets` {list(names)} must be distinct columns other than the score column "
+            f"{score!r}."
+        )
+    return names
+
+
+def _columns(
+    data: Table, facets: tuple[str, ...], score: str, argument: str
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each facet's labels and the scores, checked."""
+    columns = [str(name) for name in data]  # a DataFrame iterates over its columns
+    missing = [name for name in (*facets, score) if name not in columns]
+    if missing:
+        raise DataError(
+            f"`{argument}` has no column {missing[0]!r}; its columns are {columns}: name the "
+            "facets and the score with facets= and score_column=."
+        )
+    y = np.asarray(data[score], dtype=np.float64)
+    bad = ~np.isfinite(y)
+    if bad.any():
+        raise DataError(
+            f"`{argument}` column {score!r} holds {int(bad.sum())} missing or non-finite "
+            f"scores (first at row {int(np.flatnonzero(bad)[0])}); drop or fill them first."
+        )
+    labels = [np.asarray(data[name]).astype(str) for name in facets]
+    return labels, y
+
+
+def _cells(labels: list[np.ndarray]) -> np.ndarray:
+    """One code a combination of facet labels."""
+    codes = [np.unique(column, return_inverse=True)[1].reshape(-1) for column in labels]
+    return np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+
+
+def _paired(
+    labels: list[np.ndarray],
+    y: np.ndarray,
+    base_labels: list[np.ndarray],
+    base_y: np.ndarray,
+    notes: list[str],
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """The differences on the cells both tables hold (each cell once in each)."""
+    n = y.shape[0]
+    joined = [np.concatenate([a, b]) for a, b in zip(labels, base_labels, strict=True)]
+    cell = _cells(joined)
+    ours, theirs = cell[:n], cell[n:]
+    for side, codes in (("data", ours), ("baseline", theirs)):
+        if np.unique(codes).size != codes.size:
+            raise DataError(
+                f"`{side}` holds a combination of facet labels twice: a paired difference "
+                "needs one score a cell; add the facet that tells the rows apart (a run "
+                "column)."
+            )
+    common, at_ours, at_theirs = np.intersect1d(ours, theirs, return_indices=True)
+    if not common.size:
+        raise DataError(
+            "`data` and `baseline` share no cell (combination of facet labels): check that "
+            "they label items, prompts and runs alike."
+        )
+    if common.size < n or common.size < theirs.size:
+        notes.append(
+            f"{n - common.size} cells of data and {theirs.size - common.size} of the "
+            f"baseline are in one table only; the difference is over the {common.size} "
+            "cells in both"
+        )
+    return [column[at_ours] for column in labels], y[at_ours] - base_y[at_theirs]
+
+
+def _terms(facets: tuple[str, ...], labels: list[np.ndarray], n: int) -> dict[str, np.ndarray]:
+    """Each facet and each combination of facets that is neither a copy of an earlier
+    term's grouping nor the residual (a level a row)."""
+    terms: dict[str, np.ndarray] = {}
+    for name, column in zip(facets, labels, strict=True):
+        codes = np.unique(column, return_inverse=True)[1].reshape(-1)
+        if codes.max() == 0:
+            raise DataError(
+                f"facet {name!r} has one level ({column[0]!r}): its variance is not "
+                "estimable; leave it out of `facets`."
+            )
+        terms[name] = codes
+    for size in range(2, len(facets) + 1):
+        for combo in itertools.combinations(range(len(facets)), size):
+            codes = _cells([labels[i] for i in combo])
+            levels = int(codes.max()) + 1
+            if levels >= n or any(same_grouping(codes, other) for other in terms.values()):
+                continue
+            terms[":".join(facets[i] for i in combo)] = codes
+    return terms
+
+
+def _result(
+    fit: ComponentFit,
+    terms: dict[str, np.ndarray],
+    y: np.ndarray,
+    facets: tuple[str, ...],
+    estimand: str,
+    notes: list[str],
+) -> VarianceSourcesResult:
+    parts = mean_variance_shares(fit, terms)
+    total_se2 = sum(parts.values())
+    total = sum(fit.variances) + fit.residual
+    rows = [
+        SourceRow(
+            term=name,
+            variance=variance,
+            levels=levels,
+            share_of_score_variance=variance / total if total > 0 else 0.0,
+            se_part=parts[name],
+            share_of_se=parts[name] / total_se2 if total_se2 > 0 else 0.0,
+        )
+        for name, variance, levels in zip(fit.terms, fit.variances, fit.levels, strict=True)
+    ]
+    rows.append(
+        SourceRow(
+            term="residual",
+            variance=fit.residual,
+            levels=fit.n,
+            share_of_score_variance=fit.residual / total if total > 0 else 0.0,
+            se_part=parts["residual"],
+            share_of_se=parts["residual"] / total_se2 if total_se2 > 0 else 0.0,
+        )
+    )
+    zero = [row.term for row in rows[:-1] if row.variance == 0.0]
+    if zero:
+        notes.append(
+            f"{', '.join(zero)}: estimated at 0 (the boundary): the data show no variance "
+            "there beyond the residual's"
+        )
+    return VarianceSourcesResult(
+        estimand=estimand,
+        facets=facets,
+        terms=tuple(rows),
+        mean=float(y.mean()),
+        se=math.sqrt(total_se2),
+        reml_mean=fit.mean,
+        reml_se=fit.mean_se,
+        n=fit.n,
+        criterion=fit.criterion,
+        converged=fit.converged,
+        notes=tuple(notes),
+    )

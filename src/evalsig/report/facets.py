@@ -1,0 +1,83 @@
+"""Views of where a score's variance comes from (kind "variance-sources"), from its JSON form."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evalsig.report.formatting import name_cell, number_cell
+from evalsig.report.markdown import markdown_table, markdown_text
+
+__all__ = ["HEADER", "sources_lead", "sources_markdown", "sources_text"]
+
+Result = Mapping[str, Any]
+
+HEADER = ("term", "variance", "levels", "share of a score's variance", "share of SE^2")
+
+
+def _rows(r: Result) -> list[list[str]]:
+    return [
+        [
+            t["term"],
+            f"{t['variance']:.4g}",
+            f"{t['levels']:,}",
+            f"{100 * t['share_of_score_variance']:.1f}%",
+            f"{100 * t['share_of_se']:.1f}%",
+        ]
+        for t in r["terms"]
+    ]
+
+
+def sources_lead(r: Result) -> list[str]:
+    """What was decomposed, the estimate and its SE, and the largest source of the SE."""
+    what = "paired difference" if r["estimand"] == "difference" else "score"
+    top = max(r["terms"], key=lambda t: t["share_of_se"])
+    return [
+        f"{what} {r['mean']:.4g}, SE {r['se']:.3g} over {r['n']:,} scores; facets: "
+        + ", ".join(r["facets"]),
+        f"largest share of the SE: {top['term']} ({100 * top['share_of_se']:.1f}%)",
+        f"method: {r['method']}",
+    ]
+
+
+def sources_text(r: Result) -> str:
+    """Plain text: the lead lines, one row a term, the notes."""
+    rows = _rows(r)
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(HEADER)]
+    out = ["Where the variance comes from", *(f"  {line}" for line in sources_lead(r)), ""]
+    out.append("  ".join(h.ljust(w) for h, w in zip(HEADER, widths, strict=True)))
+    out += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    out += [f"note: {n}" for n in r["notes"]]
+    return "\n".join(out)
+
+
+def sources_markdown(r: Result) -> str:
+    """GitHub markdown: the same table, every user string escaped."""
+    parts = [
+        markdown_table(
+            "Where the variance comes from", HEADER, _rows(r), lines=sources_lead(r), notes=()
+        )
+    ]
+    if r["notes"]:
+        parts.append("\n".join(f"- note: {markdown_text(n)}" for n in r["notes"]))
+    return "\n\n".join(parts)
+
+
+def _section(r: Result) -> tuple[str, dict[str, Any]]:
+    return "table", {
+        "heading": "Where the variance comes from",
+        "lead": "; ".join(sources_lead(r)) + ".",
+        "plot": None,
+        "header": HEADER,
+        "rows": [[name_cell(row[0]), *(number_cell(c) for c in row[1:])] for row in _rows(r)],
+        "notes": list(r["notes"]),
+    }
+
+
+def _register() -> None:
+    from evalsig.report.sections import register_section
+
+    register_section("variance-sources", _section)
+
+
+_register()

@@ -1,0 +1,106 @@
+"""variance_sources: the terms it builds from facet columns, the paired difference, the
+share of the SE by hand, and the errors that name the column."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalsig.errors import DataError
+from evalsig.facets import variance_sources
+from evalsig.inference.components import fit_components
+
+
+def _crossed(seed: int = 0, items: int = 30, prompts: int = 4, runs: int = 2) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    grid = pd.MultiIndex.from_product(
+        [range(items), range(prompts), range(runs)], names=["item", "prompt", "run"]
+    ).to_frame(index=False)
+    grid["score"] = (
+        rng.normal(0, 1, items)[grid["item"]]
+        + rng.normal(0, 0.3, prompts)[grid["prompt"]]
+        + rng.normal(0, 0.4, (items, prompts))[grid["item"], grid["prompt"]]
+        + rng.normal(0, 0.5, len(grid))
+    )
+    grid["prompt"] = "template " + grid["prompt"].astype(str)
+    return grid
+
+
+def test_terms_are_the_facets_and_their_estimable_combinations() -> None:
+    result = variance_sources(_crossed(), facets=["item", "prompt", "run"])
+    assert [row.term for row in result.terms] == [
+        "item",
+        "prompt",
+        "run",
+        "item:prompt",
+        "item:run",
+        "prompt:run",
+        "residual",
+    ]
+    nested = pd.DataFrame(
+        {
+            "passage": np.repeat(["p1", "p2", "p3", "p4"], [6, 6, 9, 9]),
+            "item": np.repeat([f"q{i}" for i in range(10)], 3),
+            "score": np.random.default_rng(1).normal(size=30),
+        }
+    )
+    result = variance_sources(nested, facets=["passage", "item"])
+    assert [row.term for row in result.terms] == ["passage", "item", "residual"]
+
+
+def test_shares_by_hand_on_a_balanced_design() -> None:
+    """Balanced: a term's part of Var(ybar) is its variance over its levels; the shares
+    sum to 1 and the SE is the root of the parts' sum."""
+    table = _crossed()
+    result = variance_sources(table, facets=["item", "prompt", "run"])
+    levels = {"item": 30, "prompt": 4, "run": 2, "item:prompt": 120, "item:run": 60,
+              "prompt:run": 8, "residual": 240}  # fmt: skip
+    parts = {row.term: row.variance / levels[row.term] for row in result.terms}
+    assert {row.term: row.se_part for row in result.terms} == pytest.approx(parts, rel=1e-12)
+    assert result.se == pytest.approx(np.sqrt(sum(parts.values())), rel=1e-12)
+    assert sum(row.share_of_se for row in result.terms) == pytest.approx(1.0)
+    assert result.mean == pytest.approx(table["score"].mean(), rel=1e-12)
+    assert result.reml_mean == pytest.approx(table["score"].mean(), rel=1e-9)  # balanced
+    frame = result.to_frame()
+    assert list(frame["term"]) == [row.term for row in result.terms]
+
+
+def test_paired_difference_is_the_fit_of_the_cell_differences() -> None:
+    a, b = _crossed(1), _crossed(2)
+    b = b.sample(frac=1.0, random_state=3).iloc[5:]  # other order, five cells missing
+    result = variance_sources(b, facets=["item", "prompt", "run"], baseline=a)
+    merged = b.merge(a, on=["item", "prompt", "run"], suffixes=("_b", "_a"))
+    y = (merged["score_b"] - merged["score_a"]).to_numpy()
+    codes = {f: pd.factorize(merged[f])[0] for f in ("item", "prompt", "run")}
+    for name in ("item:prompt", "item:run", "prompt:run"):
+        first, second = name.split(":")
+        codes[name] = pd.factorize(merged[first].astype(str) + "|" + merged[second].astype(str))[0]
+    fit = fit_components(y, codes)
+    by_term = {row.term: row.variance for row in result.terms}
+    assert by_term == pytest.approx(
+        dict(zip(fit.terms, fit.variances, strict=True)) | {"residual": fit.residual}, abs=1e-7
+    )  # rows in another order: the optimiser's path differs, its answer to 1e-8
+    assert result.estimand == "difference"
+    assert result.n == 235
+    assert result.mean == pytest.approx(y.mean(), rel=1e-12)
+    assert any("0 cells of data and 5 of the baseline" in note for note in result.notes)
+
+
+def test_bad_input_names_the_column_and_the_fix() -> None:
+    table = _crossed()
+    with pytest.raises(DataError, match="`data` has no column 'judge'"):
+        variance_sources(table, facets=["item", "judge"])
+    with pytest.raises(DataError, match="facet 'one' has one level"):
+        variance_sources(table.assign(one="x"), facets=["item", "one"])
+    with pytest.raises(DataError, match=r"1 missing or non-finite scores \(first at row 7\)"):
+        variance_sources(
+            table.assign(score=table["score"].where(table.index != 7)), facets=["item"]
+        )
+    with pytest.raises(DataError, match="must name the facet columns"):
+        variance_sources(table, facets="item")
+    with pytest.raises(DataError, match="twice"):
+        variance_sources(table, facets=["item", "prompt"], baseline=table)
+    other = table.assign(item=table["item"] + 1000)
+    with pytest.raises(DataError, match="share no cell"):
+        variance_sources(other, facets=["item", "prompt", "run"], baseline=table)
