@@ -585,8 +585,8 @@ def _variance_sources() -> list[Any]:
     table = {"item": item, "prompt": [f"p{p}" for p in prompt], "score": a}
     other = {"item": item[1:], "prompt": [f"p{p}" for p in prompt[1:]], "score": b[1:]}
     return [
-        variance_sources(table, facets=["item", "prompt"]),
-        variance_sources(other, facets=["item", "prompt"], baseline=table),
+        variance_sources(table, facets=["item", "prompt"], n_resamples=100, rng=1),
+        variance_sources(other, facets=["item", "prompt"], baseline=table, n_resamples=0),
     ]
 
 
@@ -713,6 +713,7 @@ def test_every_field_has_a_type() -> None:
 
 ONCE_NULL = {
     "ingest": ["sources[].duplicate_of"],
+    "variance-sources": ["seed", "terms[].low", "terms[].high"],
     "benchmark-noise": [
         "run_variance",
         "noise_sd",

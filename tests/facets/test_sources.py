@@ -28,7 +28,7 @@ def _crossed(seed: int = 0, items: int = 30, prompts: int = 4, runs: int = 2) ->
 
 
 def test_terms_are_the_facets_and_their_estimable_combinations() -> None:
-    result = variance_sources(_crossed(), facets=["item", "prompt", "run"])
+    result = variance_sources(_crossed(), facets=["item", "prompt", "run"], n_resamples=0)
     assert [row.term for row in result.terms] == [
         "item",
         "prompt",
@@ -45,7 +45,7 @@ def test_terms_are_the_facets_and_their_estimable_combinations() -> None:
             "score": np.random.default_rng(1).normal(size=30),
         }
     )
-    result = variance_sources(nested, facets=["passage", "item"])
+    result = variance_sources(nested, facets=["passage", "item"], n_resamples=0)
     assert [row.term for row in result.terms] == ["passage", "item", "residual"]
 
 
@@ -53,7 +53,7 @@ def test_shares_by_hand_on_a_balanced_design() -> None:
     """Balanced: a term's part of Var(ybar) is its variance over its levels; the shares
     sum to 1 and the SE is the root of the parts' sum."""
     table = _crossed()
-    result = variance_sources(table, facets=["item", "prompt", "run"])
+    result = variance_sources(table, facets=["item", "prompt", "run"], n_resamples=0)
     levels = {"item": 30, "prompt": 4, "run": 2, "item:prompt": 120, "item:run": 60,
               "prompt:run": 8, "residual": 240}  # fmt: skip
     parts = {row.term: row.variance / levels[row.term] for row in result.terms}
@@ -69,7 +69,7 @@ def test_shares_by_hand_on_a_balanced_design() -> None:
 def test_paired_difference_is_the_fit_of_the_cell_differences() -> None:
     a, b = _crossed(1), _crossed(2)
     b = b.sample(frac=1.0, random_state=3).iloc[5:]  # other order, five cells missing
-    result = variance_sources(b, facets=["item", "prompt", "run"], baseline=a)
+    result = variance_sources(b, facets=["item", "prompt", "run"], baseline=a, n_resamples=0)
     merged = b.merge(a, on=["item", "prompt", "run"], suffixes=("_b", "_a"))
     y = (merged["score_b"] - merged["score_a"]).to_numpy()
     codes = {f: pd.factorize(merged[f])[0] for f in ("item", "prompt", "run")}
@@ -104,3 +104,22 @@ def test_bad_input_names_the_column_and_the_fix() -> None:
     other = table.assign(item=table["item"] + 1000)
     with pytest.raises(DataError, match="share no cell"):
         variance_sources(other, facets=["item", "prompt", "run"], baseline=table)
+
+
+def test_bootstrap_intervals_are_seeded_and_hold_the_estimates() -> None:
+    """The intervals come from resamples of the fitted model: the same seed gives the same
+    intervals, each holds its estimate here (every component is well away from 0), and the
+    residual's is narrow (240 scores)."""
+    table = _crossed(4, items=20, prompts=3, runs=2)
+    first = variance_sources(table, facets=["item", "prompt"], n_resamples=100, rng=7)
+    again = variance_sources(table, facets=["item", "prompt"], n_resamples=100, rng=7)
+    assert first.to_dict() == again.to_dict()
+    assert first.seed == 7
+    assert first.n_resamples == 100
+    for row in first.terms:
+        assert row.low is not None
+        assert row.high is not None
+        assert 0.0 <= row.low <= row.high
+    residual = first.terms[-1]
+    assert residual.low < residual.variance < residual.high
+    assert residual.high - residual.low < residual.variance

@@ -33,7 +33,12 @@ import pytest
 
 from evalsig.errors import DataError
 from evalsig.inference import components
-from evalsig.inference.components import _Design, fit_components, mean_variance_shares
+from evalsig.inference.components import (
+    _Design,
+    component_intervals,
+    fit_components,
+    mean_variance_shares,
+)
 
 # --- the designs (seeded), as R reads them ------------------------------------------------
 
@@ -280,6 +285,28 @@ def test_gradient_equals_central_differences(name: str) -> None:
 
         estimate = (4 * central(step / 2) - central(step)) / 3
         assert slope[k] == pytest.approx(estimate, rel=1e-7, abs=1e-7)
+
+
+def test_bootstrap_intervals_equal_a_plain_loop_of_fits() -> None:
+    """Each resample is the fitted model's scores drawn anew (the residual's draws, then
+    each term's, in order) and fitted from scratch: the percentile intervals of a plain
+    loop of fit_components on the same draws."""
+    y, terms = _case("nested")
+    fit = fit_components(y, terms)
+    got = component_intervals(y, terms, fit, n_resamples=100, rng=3)
+    rng = np.random.default_rng(3)
+    draws = []
+    for _ in range(100):
+        simulated = fit.mean + math.sqrt(fit.residual) * rng.standard_normal(y.size)
+        for codes, variance, levels in zip(terms.values(), fit.variances, fit.levels, strict=True):
+            simulated += math.sqrt(variance) * rng.standard_normal(levels)[codes]
+        again = fit_components(simulated, terms)
+        draws.append([*again.variances, again.residual])
+    low, high = np.quantile(np.array(draws), [0.025, 0.975], axis=0)
+    assert got.low == pytest.approx(tuple(low), abs=1e-6)
+    assert got.high == pytest.approx(tuple(high), abs=1e-6)
+    assert got.seed == 3
+    assert got.unsettled == 0
 
 
 def test_balanced_one_way_equals_anova() -> None:

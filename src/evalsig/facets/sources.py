@@ -17,6 +17,7 @@ two models' scores on the cells both hold.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -25,10 +26,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from evalsig._json import SCHEMA_VERSION
+from evalsig._json import SCHEMA_VERSION, seed_null
 from evalsig.errors import DataError
 from evalsig.inference.components import (
     ComponentFit,
+    ComponentIntervals,
+    component_intervals,
     fit_components,
     mean_variance_shares,
     same_grouping,
@@ -61,6 +64,9 @@ class SourceRow:
     share_of_se: float
     """``se_part`` over :math:`\\operatorname{Var}(\\bar y)`: its share of the squared
     standard error of the score."""
+    low: float | None = None
+    high: float | None = None
+    """The variance's parametric-bootstrap percentile interval (None without resamples)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,10 +92,20 @@ class VarianceSourcesResult(Result):
     criterion: float
     """The REML criterion at the estimate (lme4's ``REMLcrit``)."""
     converged: bool
+    confidence_level: float
+    n_resamples: int
+    """Parametric-bootstrap resamples behind the components' intervals (0: none)."""
+    seed: int | None = None
+    """The seed of the resamples (``rng=seed`` reproduces them); None when nothing was
+    drawn, or ``rng`` was a Generator."""
     method: str = METHOD
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        nulls: dict[str, str] = {}
+        seed_null(nulls, self.seed, drew=self.n_resamples > 0)
+        if not self.n_resamples:
+            nulls["terms[].low"] = nulls["terms[].high"] = "no resamples: n_resamples=0"
         return {
             "kind": "variance-sources",
             "schema_version": SCHEMA_VERSION,
@@ -103,6 +119,9 @@ class VarianceSourcesResult(Result):
             "reml_se": self.reml_se,
             "criterion": self.criterion,
             "converged": self.converged,
+            "confidence_level": self.confidence_level,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
             "terms": [
                 {
                     "term": row.term,
@@ -111,11 +130,13 @@ class VarianceSourcesResult(Result):
                     "share_of_score_variance": row.share_of_score_variance,
                     "se_part": row.se_part,
                     "share_of_se": row.share_of_se,
+                    "low": row.low,
+                    "high": row.high,
                 }
                 for row in self.terms
             ],
             "notes": list(self.notes),
-            "nulls": {},
+            "nulls": nulls,
         }
 
     def to_frame(self) -> Any:
@@ -133,6 +154,8 @@ class VarianceSourcesResult(Result):
                 ),
                 "se_part": floats(row.se_part for row in self.terms),
                 "share_of_se": floats(row.share_of_se for row in self.terms),
+                "low": floats(row.low for row in self.terms),
+                "high": floats(row.high for row in self.terms),
             }
         )
 
@@ -144,6 +167,9 @@ def variance_sources(
     facets: Sequence[str],
     score_column: str = "score",
     baseline: Table | None = None,
+    n_resamples: int = 200,
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
 ) -> VarianceSourcesResult:
     r"""Split the variance of a score (or of a paired difference) among its facets.
 
@@ -160,6 +186,13 @@ def variance_sources(
         A second model's table with the same columns: the decomposition is then of the
         difference ``data - baseline`` on each cell (one row a combination of facet labels
         in both tables); cells in one table only are counted in a note.
+    n_resamples : int
+        Parametric-bootstrap resamples for the components' percentile intervals (each one
+        REML fit; 0 for none).
+    confidence_level : float
+        Of the intervals.
+    rng : numpy.random.Generator, int or None
+        The resamples' source; None draws a seed and records it.
 
     Returns
     -------
@@ -204,7 +237,17 @@ def variance_sources(
         notes.append(
             "REML stopped before its criterion settled: read the components as approximate"
         )
-    return _result(fit, terms, y, facets, estimand, notes)
+    intervals = None
+    if n_resamples:
+        intervals = component_intervals(
+            y, terms, fit, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng
+        )
+        if intervals.unsettled:
+            notes.append(
+                f"{intervals.unsettled} of {n_resamples} bootstrap fits stopped before their "
+                "criterion settled (kept in the intervals)"
+            )
+    return _result(fit, intervals, terms, y, facets, estimand, notes, confidence_level)
 
 
 def _check_facets(facets: Sequence[str], score: str) -> tuple[str, ...]:
@@ -307,11 +350,13 @@ def _terms(facets: tuple[str, ...], labels: list[np.ndarray], n: int) -> dict[st
 
 def _result(
     fit: ComponentFit,
+    intervals: ComponentIntervals | None,
     terms: dict[str, np.ndarray],
     y: np.ndarray,
     facets: tuple[str, ...],
     estimand: str,
     notes: list[str],
+    confidence_level: float,
 ) -> VarianceSourcesResult:
     parts = mean_variance_shares(fit, terms)
     total_se2 = sum(parts.values())
@@ -337,6 +382,11 @@ def _result(
             share_of_se=parts["residual"] / total_se2 if total_se2 > 0 else 0.0,
         )
     )
+    if intervals is not None:
+        rows = [
+            dataclasses.replace(row, low=low, high=high)
+            for row, low, high in zip(rows, intervals.low, intervals.high, strict=True)
+        ]
     zero = [row.term for row in rows[:-1] if row.variance == 0.0]
     if zero:
         notes.append(
@@ -354,5 +404,8 @@ def _result(
         n=fit.n,
         criterion=fit.criterion,
         converged=fit.converged,
+        confidence_level=confidence_level if intervals is None else intervals.confidence_level,
+        n_resamples=0 if intervals is None else intervals.n_resamples,
+        seed=None if intervals is None else intervals.seed,
         notes=tuple(notes),
     )

@@ -33,6 +33,7 @@ models using lme4. *Journal of Statistical Software* 67(1).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,7 +43,14 @@ import numpy as np
 
 from evalsig.errors import DataError
 
-__all__ = ["ComponentFit", "fit_components", "mean_variance_shares", "same_grouping"]
+__all__ = [
+    "ComponentFit",
+    "ComponentIntervals",
+    "component_intervals",
+    "fit_components",
+    "mean_variance_shares",
+    "same_grouping",
+]
 
 MAX_CROSSED_LEVELS = 5000
 """Most levels the crossed part may hold (its cross-product is dense): two facets of
@@ -130,6 +138,73 @@ def fit_components(
     )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ComponentIntervals:
+    """Parametric-bootstrap percentile intervals of the variance components."""
+
+    low: tuple[float, ...]
+    """Each term's lower bound, then the residual's."""
+    high: tuple[float, ...]
+    confidence_level: float
+    n_resamples: int
+    unsettled: int
+    """Resamples whose REML fit stopped before its criterion settled (kept in the
+    intervals: a flat criterion, not a failure)."""
+    seed: int | None
+    """The seed that rebuilds the draws (``rng=seed``); None when a Generator was given."""
+
+
+def component_intervals(
+    y: np.ndarray | Sequence[float],
+    terms: Mapping[str, np.ndarray],
+    fit: ComponentFit,
+    /,
+    *,
+    n_resamples: int = 200,
+    confidence_level: float = 0.95,
+    rng: np.random.Generator | int | None = None,
+) -> ComponentIntervals:
+    r"""Parametric-bootstrap intervals of ``fit``'s variance components.
+
+    Each resample draws scores from the fitted model, :math:`y^* = \hat\mu + \sum_k Z_k
+    b_k^* + e^*` with :math:`b_k^* \sim N(0, \hat\sigma_k^2)` and :math:`e^* \sim N(0,
+    \hat\sigma^2)`, and fits REML again (the design's counts are kept; only the sums of
+    the scores are made anew); the interval of each component is the percentile interval
+    of its resampled estimates (Davison and Hinkley 1997, sec. 2.2 and 5.2). A component
+    fitted at 0 draws nothing and its interval is from 0 up to what the others' noise
+    puts there. Each resample is one REML fit: on large designs, fewer resamples.
+    """
+    from evalsig.inference._common import check_confidence_level, check_n_resamples, seeded
+
+    level = check_confidence_level(confidence_level)
+    resamples = check_n_resamples(n_resamples)
+    generator, seed = seeded(rng)
+    design = _Design.build(np.asarray(y, dtype=np.float64), dict(terms))
+    draws = np.empty((resamples, len(design.names) + 1))
+    fitted = np.array(fit.variances) / fit.residual if fit.residual > 0 else None
+    unsettled = 0
+    for r in range(resamples):
+        simulated = fit.mean + math.sqrt(fit.residual) * generator.standard_normal(design.n)
+        for codes, variance, levels in zip(design.codes, fit.variances, fit.levels, strict=True):
+            simulated += math.sqrt(variance) * generator.standard_normal(levels)[codes]
+        again = design.scored(simulated)
+        theta, _, settled = _minimise(again, fitted)  # from the fit's variance ratios
+        sigma2 = again.evaluate(theta).r2 / (design.n - 1)
+        draws[r, :-1] = theta * theta * sigma2
+        draws[r, -1] = sigma2
+        unsettled += not settled
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
+    return ComponentIntervals(
+        low=tuple(float(v) for v in low),
+        high=tuple(float(v) for v in high),
+        confidence_level=level,
+        n_resamples=resamples,
+        unsettled=unsettled,
+        seed=seed,
+    )
+
+
 def mean_variance_shares(fit: ComponentFit, terms: Mapping[str, np.ndarray], /) -> dict[str, float]:
     r"""Each term's part of the variance of the plain mean of the observations.
 
@@ -173,6 +248,10 @@ class _Design:
     zy: np.ndarray  # (P, k) nested sums of y, over the pattern's blocks
     zyy: np.ndarray  # (P, k, k) sums over the pattern's blocks of zy zy'
     cc: np.ndarray  # (q, q)
+    codes: tuple[np.ndarray, ...]  # each term's level codes, (n,)
+    nested_index: tuple[np.ndarray, ...]  # each nested term's block * k + slot, (n,)
+    crossed_index: tuple[np.ndarray, ...]  # each crossed term's column, (n,)
+    pattern: np.ndarray  # (B,) each block's pattern
     cx: np.ndarray  # (q,)
     cy: np.ndarray  # (q,)
     sum_y: float
@@ -225,33 +304,25 @@ class _Design:
             for c in columns:
                 zc += np.bincount((block_of * k + a) * q + c, minlength=zc.size)
         zx = np.zeros(n_blocks * k)
-        zy = np.zeros(n_blocks * k)
-        for a in slots:
-            zx += np.bincount(block_of * k + a, minlength=zx.size)
-            zy += np.bincount(block_of * k + a, weights=y, minlength=zy.size)
+        nested_index = tuple(block_of * k + a for a in slots)
+        for index in nested_index:
+            zx += np.bincount(index, minlength=zx.size)
         cc = np.zeros(q * q)
         for c in columns:
             for d in columns:
                 cc += np.bincount(c * q + d, minlength=cc.size)
         cx = np.zeros(q)
-        cy = np.zeros(q)
         for c in columns:
             cx += np.bincount(c, minlength=q)
-            cy += np.bincount(c, weights=y, minlength=q)
         counts = np.concatenate(
             [zz.reshape(n_blocks, k * k), zc.reshape(n_blocks, k * q), zx.reshape(n_blocks, k)],
             axis=1,
         )
-        alike, first, pattern, blocks = np.unique(
+        _, first, pattern, blocks = np.unique(
             counts, axis=0, return_index=True, return_inverse=True, return_counts=True
         )
-        pattern = pattern.reshape(-1)
-        by_block = zy.reshape(n_blocks, k)
-        sums = np.zeros((alike.shape[0], k))
-        np.add.at(sums, pattern, by_block)
-        outer = np.zeros((alike.shape[0], k, k))
-        np.add.at(outer, pattern, by_block[:, :, None] * by_block[:, None, :])
-        return cls(
+        empty = np.zeros(0)
+        design = cls(
             names=names,
             levels=levels,
             n=n,
@@ -261,13 +332,37 @@ class _Design:
             zz=zz.reshape(n_blocks, k, k)[first],
             zc=zc.reshape(n_blocks, k, q)[first],
             zx=zx.reshape(n_blocks, k)[first],
-            zy=sums,
-            zyy=outer,
+            zy=empty,
+            zyy=empty,
             cc=cc.reshape(q, q),
+            codes=tuple(codes),
+            nested_index=nested_index,
+            crossed_index=tuple(columns),
+            pattern=pattern.reshape(-1),
             cx=cx,
-            cy=cy,
-            sum_y=float(y.sum()),
-            sum_yy=float(y @ y),
+            cy=empty,
+            sum_y=0.0,
+            sum_yy=0.0,
+        )
+        return design.scored(y)
+
+    def scored(self, y: np.ndarray) -> _Design:
+        """The same design with the sums of other scores ``y`` (a simulated set, say)."""
+        n_patterns, k = self.zx.shape
+        n_blocks = self.pattern.shape[0]
+        zy = np.zeros(n_blocks * k)
+        for index in self.nested_index:
+            zy += np.bincount(index, weights=y, minlength=zy.size)
+        by_block = zy.reshape(n_blocks, k)
+        sums = np.zeros((n_patterns, k))
+        np.add.at(sums, self.pattern, by_block)
+        outer = np.zeros((n_patterns, k, k))
+        np.add.at(outer, self.pattern, by_block[:, :, None] * by_block[:, None, :])
+        cy = np.zeros(self.cx.shape[0])
+        for index in self.crossed_index:
+            cy += np.bincount(index, weights=y, minlength=cy.size)
+        return dataclasses.replace(
+            self, zy=sums, zyy=outer, cy=cy, sum_y=float(y.sum()), sum_yy=float(y @ y)
         )
 
     def evaluate(self, theta: np.ndarray, *, slope: bool = False) -> _Point:
@@ -358,7 +453,7 @@ class _Point(NamedTuple):
     """The gradient in the variance ratios (empty unless asked for)."""
 
 
-def _minimise(design: _Design) -> tuple[np.ndarray, int, bool]:
+def _minimise(design: _Design, start: np.ndarray | None = None) -> tuple[np.ndarray, int, bool]:
     r"""The criterion's minimum over the variance ratios :math:`s_k = \theta_k^2 \ge 0`.
 
     In :math:`\theta` the criterion is even, so its slope at 0 is 0 whatever the data and a
@@ -376,7 +471,7 @@ def _minimise(design: _Design) -> tuple[np.ndarray, int, bool]:
         point = design.evaluate(np.sqrt(ratios), slope=True)
         return point.deviance, point.slope
 
-    start = np.ones(len(design.names))
+    start = np.ones(len(design.names)) if start is None else start
     found = minimize(
         criterion,
         start,

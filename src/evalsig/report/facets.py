@@ -12,7 +12,11 @@ __all__ = ["HEADER", "sources_lead", "sources_markdown", "sources_text"]
 
 Result = Mapping[str, Any]
 
-HEADER = ("term", "variance", "levels", "share of a score's variance", "share of SE^2")
+HEADER = ("term", "variance", "interval", "levels", "share of a score's variance", "share of SE^2")
+
+
+def _interval(t: Mapping[str, Any]) -> str:
+    return "n/a" if t["low"] is None else f"{t['low']:.3g} to {t['high']:.3g}"
 
 
 def _rows(r: Result) -> list[list[str]]:
@@ -20,6 +24,7 @@ def _rows(r: Result) -> list[list[str]]:
         [
             t["term"],
             f"{t['variance']:.4g}",
+            _interval(t),
             f"{t['levels']:,}",
             f"{100 * t['share_of_score_variance']:.1f}%",
             f"{100 * t['share_of_se']:.1f}%",
@@ -36,7 +41,13 @@ def sources_lead(r: Result) -> list[str]:
         f"{what} {r['mean']:.4g}, SE {r['se']:.3g} over {r['n']:,} scores; facets: "
         + ", ".join(r["facets"]),
         f"largest share of the SE: {top['term']} ({100 * top['share_of_se']:.1f}%)",
-        f"method: {r['method']}",
+        f"method: {r['method']}"
+        + (
+            f"; intervals: parametric bootstrap, {r['n_resamples']} resamples, "
+            f"{r['confidence_level']:.0%} percentile"
+            if r["n_resamples"]
+            else ""
+        ),
     ]
 
 
