@@ -18,6 +18,7 @@ __all__ = [
     "check_power",
     "check_rates",
     "check_runs",
+    "directed",
     "normal_cdf",
     "paired_provenance",
     "sided_alpha",
@@ -90,6 +91,16 @@ def check_rates(p01: object, p10: object) -> tuple[float, float]:
             "models disagree in each direction."
         )
     return a, b
+
+
+def directed(effect: float, alternative: Alternative) -> float:
+    """The effect in the tested direction: ``effect`` for "greater", ``-effect`` for "less",
+    ``|effect|`` two-sided. Only a positive directed effect can be detected."""
+    if alternative == "greater":
+        return effect
+    if alternative == "less":
+        return -effect
+    return abs(effect)
 
 
 def sided_alpha(alpha: float, alternative: Alternative) -> float:
