@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import special
 
 from evalsig.data.paired import PairedScores
@@ -19,6 +20,7 @@ __all__ = [
     "check_rates",
     "check_runs",
     "directed",
+    "discordance_rates",
     "normal_cdf",
     "paired_provenance",
     "sided_alpha",
@@ -101,6 +103,14 @@ def directed(effect: float, alternative: Alternative) -> float:
     if alternative == "less":
         return -effect
     return abs(effect)
+
+
+def discordance_rates(d: np.ndarray) -> tuple[float, float]:
+    """``p01, p10`` of one run of right/wrong scores from the per-item differences ``d``:
+    the shares of items only the candidate gets right (``d > 0``) and only the baseline
+    gets right (``d < 0``)."""
+    n = len(d)
+    return int(np.count_nonzero(d > 0)) / n, int(np.count_nonzero(d < 0)) / n
 
 
 def sided_alpha(alpha: float, alternative: Alternative) -> float:

@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-import numpy as np
-
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.loading import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
@@ -24,6 +22,7 @@ from evalsig.power._common import (
     check_n,
     check_power,
     check_rates,
+    discordance_rates,
     paired_provenance,
 )
 from evalsig.power.cluster import design_effect
@@ -168,9 +167,7 @@ def resolution_paired(
     d = paired.differences()
     notes = list(paired.notes)
     if paired.binary and paired.single_run:
-        n01 = int(np.count_nonzero(d > 0))
-        n10 = int(np.count_nonzero(d < 0))
-        base = _from_rates(n, n01 / n, n10 / n, alpha, power, alternative)
+        base = _from_rates(n, *discordance_rates(d), alpha, power, alternative)
     else:
         parts = variance_components(paired)
         sd = parts.sd_observed
