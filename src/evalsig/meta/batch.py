@@ -20,7 +20,6 @@ import numpy as np
 from scipy import special
 
 from evalsig.errors import DataError, examples
-from evalsig.inference import ConfidenceInterval
 from evalsig.inference._roots import brentq_rows
 from evalsig.meta._validate import (
     FitOptions,
@@ -43,6 +42,7 @@ from evalsig.meta.model import (
     RESET_NOTE,
     MetaResult,
     critical,
+    interval_of,
     read_only,
     unconverged_note,
 )
@@ -159,29 +159,21 @@ class MetaBatch:
         return MetaResult(
             mu=cell.mu,
             se=cell.se,
-            ci=ConfidenceInterval(low=cell.ci_low, high=cell.ci_high, confidence_level=level),
+            ci=interval_of(cell.ci_low, cell.ci_high, level),
             statistic=cell.statistic,
             pvalue=cell.pvalue,
             df=k - 1 if hksj else None,
             tau2=cell.tau2,
-            tau2_ci=ConfidenceInterval(
-                low=cell.tau2_ci_low, high=cell.tau2_ci_high, confidence_level=level
-            ),
+            tau2_ci=interval_of(cell.tau2_ci_low, cell.tau2_ci_high, level),
             i2=cell.i2,
-            i2_ci=ConfidenceInterval(
-                low=cell.i2_ci_low, high=cell.i2_ci_high, confidence_level=level
-            ),
+            i2_ci=interval_of(cell.i2_ci_low, cell.i2_ci_high, level),
             h2=cell.h2,
-            h2_ci=ConfidenceInterval(
-                low=cell.h2_ci_low, high=cell.h2_ci_high, confidence_level=level
-            ),
+            h2_ci=interval_of(cell.h2_ci_low, cell.h2_ci_high, level),
             i2_basis=self.i2_basis,
             q=cell.q,
             q_df=k - 1,
             q_pvalue=cell.q_pvalue,
-            prediction_interval=ConfidenceInterval(
-                low=cell.pi_low, high=cell.pi_high, confidence_level=level
-            ),
+            prediction_interval=interval_of(cell.pi_low, cell.pi_high, level),
             k=k,
             method=self.method,
             test=self.test,

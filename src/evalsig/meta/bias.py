@@ -21,7 +21,7 @@ from evalsig.meta._validate import (
     check_fit,
     effect_vectors,
 )
-from evalsig.meta.model import MetaResult, critical, random_effects
+from evalsig.meta.model import MetaResult, critical, interval_of, random_effects
 from evalsig.meta.regression import fit_design
 
 __all__ = [
@@ -40,10 +40,6 @@ _FEW = (
     "k = {k} < 10: funnel-asymmetry tests have little power with fewer than 10 reports "
     "(Sterne et al. 2011); a non-significant result is weak evidence of symmetry."
 )
-
-
-def _interval(low: float, high: float, level: float) -> ConfidenceInterval:
-    return ConfidenceInterval(low=float(low), high=float(high), confidence_level=level)
 
 
 def _json_interval(
@@ -209,11 +205,11 @@ def egger_test(
         pvalue = float(2.0 * special.ndtr(-abs(stat)))
     else:
         pvalue = float(2.0 * special.stdtr(df, -abs(stat)))
-    limit, limit_ci = math.nan, _interval(math.nan, math.nan, level)
+    limit, limit_ci = math.nan, interval_of(math.nan, math.nan, level)
     if groups is None:
         limit, limit_se = float(beta[0]), math.sqrt(float(cov[0, 0]))
         c = critical(level, df)
-        limit_ci = _interval(limit - c * limit_se, limit + c * limit_se, level)
+        limit_ci = interval_of(limit - c * limit_se, limit + c * limit_se, level)
     return EggerResult(
         statistic=stat,
         pvalue=pvalue,

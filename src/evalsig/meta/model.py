@@ -61,7 +61,8 @@ def unconverged_note(method: str, max_iter: int) -> str:
     )
 
 
-def _ci(low: float, high: float, level: float) -> ConfidenceInterval:
+def interval_of(low: float, high: float, level: float) -> ConfidenceInterval:
+    """The interval ``[low, high]`` at ``level``, its bounds as Python floats."""
     return ConfidenceInterval(low=float(low), high=float(high), confidence_level=level)
 
 
@@ -133,7 +134,7 @@ class MetaResult(Tested):
         """The interval for mu at another level (same test and standard error)."""
         level = check_confidence_level(confidence_level)
         c = critical(level, self.df)
-        return _ci(self.mu - c * self.se, self.mu + c * self.se, level)
+        return interval_of(self.mu - c * self.se, self.mu + c * self.se, level)
 
     def to_dict(self) -> dict[str, Any]:
         """Strict JSON: NaN becomes null, with the reason under ``nulls``."""
@@ -448,7 +449,7 @@ def _pooled_mean(
     return _PooledMean(
         mu=mu,
         se=se,
-        ci=_ci(mu - c * se, mu + c * se, level),
+        ci=interval_of(mu - c * se, mu + c * se, level),
         critical=c,
         statistic=statistic,
         pvalue=pvalue,
@@ -479,8 +480,8 @@ def _converged(
     mu, se, c = pooled.mu, pooled.se, pooled.critical
     tau2_out = math.nan if k == 1 else tau2
     half = c * math.sqrt(se * se + tau2_out)
-    prediction = _ci(mu - half, mu + half, level)
-    tau2_ci = _ci(*_NAN_CI, level)
+    prediction = interval_of(mu - half, mu + half, level)
+    tau2_ci = interval_of(*_NAN_CI, level)
     if k > 1 and method != "fe":
         tau2_ci, null_set = q_profile(y, v, level, tol=spec.tol)
         if null_set:
@@ -555,7 +556,7 @@ def _heterogeneity(
     level: float,
 ) -> tuple[float, float, ConfidenceInterval, ConfidenceInterval]:
     """I^2 (percent), H^2 and their intervals (mapped from the tau^2 interval)."""
-    nan_ci = _ci(*_NAN_CI, level)
+    nan_ci = interval_of(*_NAN_CI, level)
     if k == 1:
         return math.nan, math.nan, nan_ci, nan_ci
     if method == "fe" or basis == "q":
@@ -570,8 +571,8 @@ def _heterogeneity(
     def h2_of(t: float) -> float:
         return t / typical + 1.0
 
-    i2_ci = _ci(i2_of(tau2_ci.low), i2_of(tau2_ci.high), level)
-    h2_ci = _ci(h2_of(tau2_ci.low), h2_of(tau2_ci.high), level)
+    i2_ci = interval_of(i2_of(tau2_ci.low), i2_of(tau2_ci.high), level)
+    h2_ci = interval_of(h2_of(tau2_ci.low), h2_of(tau2_ci.high), level)
     return i2_of(tau2), h2_of(tau2), i2_ci, h2_ci
 
 
@@ -605,7 +606,7 @@ def q_profile(
     low = 0.0 if q0 < upper_q else root(upper_q)
     null_set = q0 < lower_q
     high = 0.0 if null_set else root(lower_q)
-    return _ci(low, high, confidence_level), null_set
+    return interval_of(low, high, confidence_level), null_set
 
 
 def _unconverged(
@@ -619,7 +620,7 @@ def _unconverged(
     message: str,
 ) -> MetaResult:
     method, test, level, basis = spec.method, spec.test, spec.level, spec.basis
-    nan_ci = _ci(*_NAN_CI, level)
+    nan_ci = interval_of(*_NAN_CI, level)
     k = y.size
     return MetaResult(
         mu=math.nan,

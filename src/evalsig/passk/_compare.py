@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from evalsig.passk._input import (
     estimator_name,
     labeller,
     paired_counts,
-    usable,
+    usable_on_both,
     used_clusters,
 )
 from evalsig.passk._results import PassAtKComparison, PassAtKTest
@@ -137,7 +137,7 @@ def compare_pass_at_k(
     generator, seed = seeded(rng)
     rows = []
     for each in ks:
-        used, notes = _usable_on_both(nb, nc, each, too_few_samples, label, sources, estimator)
+        used, notes = usable_on_both(nb, nc, each, too_few_samples, label, sources, estimator)
         rows.append(
             _test_row(
                 each, (nb[used], cb[used]), (nc[used], cc[used]), estimator, ties, method,
@@ -192,21 +192,6 @@ def _paired(
             "the cluster-robust CR2 test, or drop the clusters."
         )
     return paired, base, cand
-
-
-def _usable_on_both(
-    nb: np.ndarray,
-    nc: np.ndarray,
-    k: int,
-    too_few_samples: TooFewSamples,
-    label: Callable[[int], str],
-    sources: tuple[str, str],
-    estimator: Estimator,
-) -> tuple[np.ndarray, list[str]]:
-    """The tasks with enough samples on both sides for ``k``, and notes of those left out."""
-    used_b, note_b = usable(nb, k, too_few_samples, label, sources[0], estimator)
-    used_c, note_c = usable(nc, k, too_few_samples, label, sources[1], estimator)
-    return np.flatnonzero(used_b & used_c), [n for n in (note_b, note_c) if n]
 
 
 def _test_row(

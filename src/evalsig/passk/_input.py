@@ -45,6 +45,7 @@ __all__ = [
     "task_clusters",
     "task_table",
     "usable",
+    "usable_on_both",
     "used_clusters",
 ]
 
@@ -210,6 +211,25 @@ def usable(
         )
     note = f"{source}: left out {short.size} task(s) with fewer than {k} samples ({named})."
     return enough, note
+
+
+def usable_on_both(
+    nb: np.ndarray,
+    nc: np.ndarray,
+    k: int,
+    policy: TooFewSamples,
+    label: Callable[[int], str],
+    sources: tuple[str, str],
+    estimator: Estimator,
+    *,
+    plan: int | None = None,
+) -> tuple[np.ndarray, list[str]]:
+    """The tasks (positions) with at least ``k`` samples on both sides, and the notes on
+    those left out of either (:func:`usable` of the baseline's ``nb``, then the candidate's
+    ``nc``)."""
+    used_b, note_b = usable(nb, k, policy, label, sources[0], estimator, plan=plan)
+    used_c, note_c = usable(nc, k, policy, label, sources[1], estimator, plan=plan)
+    return np.flatnonzero(used_b & used_c), [n for n in (note_b, note_c) if n]
 
 
 def check_ks(k: int | Sequence[int]) -> tuple[int, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import special
 
 from evalsig.data.paired import PairedScores
@@ -18,6 +19,8 @@ __all__ = [
     "check_power",
     "check_rates",
     "check_runs",
+    "directed",
+    "discordance_rates",
     "normal_cdf",
     "paired_provenance",
     "sided_alpha",
@@ -90,6 +93,24 @@ def check_rates(p01: object, p10: object) -> tuple[float, float]:
             "models disagree in each direction."
         )
     return a, b
+
+
+def directed(effect: float, alternative: Alternative) -> float:
+    """The effect in the tested direction: ``effect`` for "greater", ``-effect`` for "less",
+    ``|effect|`` two-sided. Only a positive directed effect can be detected."""
+    if alternative == "greater":
+        return effect
+    if alternative == "less":
+        return -effect
+    return abs(effect)
+
+
+def discordance_rates(d: np.ndarray) -> tuple[float, float]:
+    """``p01, p10`` of one run of right/wrong scores from the per-item differences ``d``:
+    the shares of items only the candidate gets right (``d > 0``) and only the baseline
+    gets right (``d < 0``)."""
+    n = len(d)
+    return int(np.count_nonzero(d > 0)) / n, int(np.count_nonzero(d < 0)) / n
 
 
 def sided_alpha(alpha: float, alternative: Alternative) -> float:

@@ -25,7 +25,13 @@ from evalsig.inference._common import (
     check_count,
     check_number,
 )
-from evalsig.power._common import check_alpha, check_n, check_power, paired_provenance
+from evalsig.power._common import (
+    check_alpha,
+    check_n,
+    check_power,
+    discordance_rates,
+    paired_provenance,
+)
 from evalsig.power.mcnemar import (
     mcnemar_detectable_effect,
     mcnemar_power,
@@ -348,7 +354,7 @@ def power_analysis_paired(
     size = paired.n_items if n is None else n
     d = paired.differences()
     if paired.binary and paired.single_run:
-        n01, n10 = np.count_nonzero(d > 0) / len(d), np.count_nonzero(d < 0) / len(d)
+        n01, n10 = discordance_rates(d)
         if effect is not None:
             disc = n01 + n10
             if not abs(effect) <= disc:

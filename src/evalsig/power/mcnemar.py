@@ -21,6 +21,7 @@ from evalsig.power._common import (
     check_n,
     check_power,
     check_rates,
+    directed,
     normal_cdf,
     sided_alpha,
     z_alpha,
@@ -98,7 +99,7 @@ def mcnemar_sample_size(
     method = _check_method(method)
     delta, disc = a - b, a + b
     inputs = {"p01": a, "p10": b, "delta": delta, "discordance": disc}
-    effect = _directed(delta, alternative)
+    effect = directed(delta, alternative)
 
     def result(n: float, n_items: int | None, achieved: float | None, note: str = "") -> SampleSize:
         return SampleSize(
@@ -217,17 +218,9 @@ def _check_method(method: object) -> Method:
     return method
 
 
-def _directed(delta: float, alternative: Alternative) -> float:
-    if alternative == "greater":
-        return delta
-    if alternative == "less":
-        return -delta
-    return abs(delta)
-
-
 def _normal_power(n: float, p01: float, p10: float, alpha: float, alt: Alternative) -> float:
     delta, disc = p01 - p10, p01 + p10
-    effect = _directed(delta, alt)
+    effect = directed(delta, alt)
     if disc == 0.0:
         return 0.0
     if delta == 0.0:  # the size: both tails, equal here (elsewhere the far one is negligible)

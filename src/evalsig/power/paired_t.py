@@ -28,6 +28,7 @@ from evalsig.power._common import (
     check_n,
     check_power,
     check_runs,
+    directed,
     sided_alpha,
     z_upper,
 )
@@ -99,7 +100,7 @@ def paired_t_sample_size(
     alpha, power = check_alpha(alpha), check_power(power)
     alternative = check_alternative(alternative)
     effect = check_effect(effect)
-    directed = {"greater": effect, "less": -effect}.get(alternative, abs(effect))
+    toward = directed(effect, alternative)
 
     def result(n: float, n_items: int | None, achieved: float | None, note: str = "") -> SampleSize:
         return SampleSize(
@@ -116,8 +117,8 @@ def paired_t_sample_size(
             notes=(note,) if note else (),
         )
 
-    if directed <= 0 or sd == 0.0:
-        if sd == 0.0 and directed > 0:
+    if toward <= 0 or sd == 0.0:
+        if sd == 0.0 and toward > 0:
             return result(2.0, 2, 1.0, "zero variance: any difference is detected")
         note = (
             "no difference to detect"
@@ -354,8 +355,7 @@ def _check_sd(sd: object, name: str) -> float:
 def _power(n: float, effect: float, sd: float, alpha: float, alt: Alternative) -> float:
     df = n - 1
     if sd == 0.0:
-        directed = {"greater": effect, "less": -effect}.get(alt, abs(effect))
-        return 1.0 if directed > 0 else 0.0
+        return 1.0 if directed(effect, alt) > 0 else 0.0
     nc = effect * math.sqrt(n) / sd
     crit = -float(special.stdtrit(df, sided_alpha(alpha, alt)))  # t.isf, without its overhead
     upper = _nct_tail(crit, df, nc)

@@ -40,7 +40,13 @@ from evalsig.inference.passk import (
     u_statistic_variance,
     within_task_variance,
 )
-from evalsig.passk._input import TooFewSamples, check_too_few, labeller, paired_counts, usable
+from evalsig.passk._input import (
+    TooFewSamples,
+    check_too_few,
+    labeller,
+    paired_counts,
+    usable_on_both,
+)
 from evalsig.power._common import check_alpha, check_effect, check_power
 from evalsig.power.paired_t import paired_t_sample_size
 from evalsig.power.results import SampleSize, plan_columns, plan_row, planned_calls
@@ -198,9 +204,7 @@ def pass_at_k_power(
     label = labeller(paired.item_ids)
     twice = 2 * k
     sources = (paired.baseline.source, paired.candidate.source)
-    used_b, note_b = usable(nb, twice, too_few_samples, label, sources[0], estimator, plan=k)
-    used_c, note_c = usable(nc, twice, too_few_samples, label, sources[1], estimator, plan=k)
-    used = np.flatnonzero(used_b & used_c)
+    used, notes = usable_on_both(nb, nc, twice, too_few_samples, label, sources, estimator, plan=k)
     if len(used) < 2:
         raise DataError(f"planning needs at least 2 pilot tasks with 2k = {twice} samples.")
     base, cand = (nb[used], cb[used]), (nc[used], cc[used])
@@ -209,7 +213,6 @@ def pass_at_k_power(
     within = within_task_variance(*base, k, **common) + within_task_variance(*cand, k, **common)
     observed = float(np.var(d, ddof=1))
     between = observed - float(np.mean(within))
-    notes = [n for n in (note_b, note_c) if n]
     if between < 0:
         notes.append(
             "sampling within tasks explains all the pilot's spread of differences: the "

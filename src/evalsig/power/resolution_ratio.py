@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-import numpy as np
-
 from evalsig._json import SCHEMA_VERSION, json_safe
 from evalsig.data.loading import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
@@ -24,6 +22,7 @@ from evalsig.power._common import (
     check_n,
     check_power,
     check_rates,
+    discordance_rates,
     paired_provenance,
 )
 from evalsig.power.cluster import design_effect
@@ -33,7 +32,7 @@ from evalsig.power.paired_t import (
     paired_t_sample_size,
     variance_components,
 )
-from evalsig.power.results import ratio
+from evalsig.power.results import SampleSize, ratio
 from evalsig.result import Result
 
 __all__ = ["Resolution", "resolution", "resolution_from_rates", "resolution_paired"]
@@ -168,9 +167,7 @@ def resolution_paired(
     d = paired.differences()
     notes = list(paired.notes)
     if paired.binary and paired.single_run:
-        n01 = int(np.count_nonzero(d > 0))
-        n10 = int(np.count_nonzero(d < 0))
-        base = _from_rates(n, n01 / n, n10 / n, alpha, power, alternative)
+        base = _from_rates(n, *discordance_rates(d), alpha, power, alternative)
     else:
         parts = variance_components(paired)
         sd = parts.sd_observed
@@ -183,18 +180,7 @@ def resolution_paired(
             inputs["runs"] = min(parts.runs_baseline, parts.runs_candidate)
         notes.extend(parts.notes)
         notes.extend(size.notes)
-        base = Resolution(
-            n_items=n,
-            effect=effect,
-            n_required=size.n,
-            q=ratio(n, size.n),
-            detectable_effect=mde,
-            design="paired-t",
-            alpha=alpha,
-            power=power,
-            alternative=alternative,
-            inputs=inputs,
-        )
+        base = _against(n, size, mde, inputs)
     origins = paired_provenance(paired)
     if paired.cluster_codes is None:
         return _with(base, notes=tuple(notes) + base.notes, provenance=origins)
@@ -252,19 +238,34 @@ def _from_rates(
         else None
     )
     notes = size.notes if disc > 0 else ("the models never disagree: nothing to resolve",)
+    inputs = {"p01": p01, "p10": p10, "discordance": disc}
+    return _against(n, size, mde, inputs, notes=tuple(notes), provenance=provenance())
+
+
+def _against(
+    n: int,
+    size: SampleSize,
+    mde: float | None,
+    inputs: dict[str, float],
+    *,
+    notes: tuple[str, ...] = (),
+    provenance: Provenance | None = None,
+) -> Resolution:
+    """``n`` items against the sample size ``size``: ``q = n / N*``, with the effect,
+    design and test (alpha, power, alternative) that ``size`` was solved for."""
     return Resolution(
         n_items=n,
-        effect=p01 - p10,
+        effect=size.effect,
         n_required=size.n,
         q=ratio(n, size.n),
         detectable_effect=mde,
-        design="mcnemar",
-        alpha=alpha,
-        power=power,
-        alternative=alternative,
-        inputs={"p01": p01, "p10": p10, "discordance": disc},
-        notes=tuple(notes),
-        provenance=provenance(),
+        design=size.design,
+        alpha=size.alpha,
+        power=size.power,
+        alternative=size.alternative,
+        inputs=inputs,
+        notes=notes,
+        provenance=provenance,
     )
 
 
