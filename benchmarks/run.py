@@ -17,6 +17,7 @@ import bench_bootstrap
 import bench_cli_files
 import bench_compare_large
 import bench_continuous
+import bench_facets
 import bench_judge
 import bench_leaderboard
 import bench_leaderboard_dask
@@ -49,6 +50,7 @@ def main() -> None:
         bench_store,
         bench_meta,
         bench_noise,
+        bench_facets,
         bench_passk,
         bench_arena,
         bench_judge,

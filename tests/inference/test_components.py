@@ -35,6 +35,7 @@ from evalsig.errors import DataError
 from evalsig.inference import components
 from evalsig.inference.components import (
     _Design,
+    balanced_components,
     component_intervals,
     fit_components,
     mean_variance_shares,
@@ -342,6 +343,50 @@ def test_balanced_crossed_equals_anova() -> None:
     fit = fit_components(table.ravel(), {"item": item, "prompt": prompt})
     assert fit.variances == pytest.approx(((ms_i - ms_e) / n_p, (ms_p - ms_e) / n_i), rel=1e-6)
     assert fit.residual == pytest.approx(ms_e, rel=1e-7)
+
+
+def test_balanced_grid_equals_reml_and_runs_a_batch() -> None:
+    """Items x prompts x runs, one score a cell, a batch of models: each model's REML from
+    its mean squares equals fit_components on its scores (models with an ANOVA estimate
+    below 0 included: the run term has no variance here); without the constraint, the
+    ANOVA estimates, which equal REML where none is negative."""
+    rng = np.random.default_rng(12)
+    n_i, n_p, n_r = 25, 4, 3
+    sd = {"i": 1.0, "p": 0.5, "r": 0.0, "ip": 0.6, "ir": 0.4, "pr": 0.5}
+    cubes = np.stack(
+        [
+            rng.normal(0, sd["i"], (n_i, 1, 1))
+            + rng.normal(0, sd["p"], (1, n_p, 1))
+            + rng.normal(0, sd["r"], (1, 1, n_r))
+            + rng.normal(0, sd["ip"], (n_i, n_p, 1))
+            + rng.normal(0, sd["ir"], (n_i, 1, n_r))
+            + rng.normal(0, sd["pr"], (1, n_p, n_r))
+            + rng.normal(0, 0.5, (n_i, n_p, n_r))
+            for _ in range(6)
+        ]
+    )
+    variances, residual = balanced_components(cubes, ["item", "prompt", "run"])
+    anova, anova_residual = balanced_components(cubes, ["item", "prompt", "run"], constrained=False)
+    grid = np.meshgrid(np.arange(n_i), np.arange(n_p), np.arange(n_r), indexing="ij")
+    terms = with_interactions(
+        {"item": grid[0].ravel(), "prompt": grid[1].ravel(), "run": grid[2].ravel()}
+    )
+    below = 0
+    for model in range(6):
+        fit = fit_components(cubes[model].ravel(), terms)
+        got = {name: float(v[model]) for name, v in variances.items()}
+        assert got == pytest.approx(dict(zip(fit.terms, fit.variances, strict=True)), abs=1e-6)
+        assert float(residual[model]) == pytest.approx(fit.residual, rel=1e-6)
+        if min(float(v[model]) for v in anova.values()) < 0:
+            below += 1
+        else:
+            assert {k: float(v[model]) for k, v in anova.items()} == pytest.approx(got, rel=1e-9)
+            assert float(anova_residual[model]) == pytest.approx(float(residual[model]))
+    assert 0 < below < 6  # both paths ran
+    single, _ = balanced_components(cubes[0], ["item", "prompt", "run"])
+    assert {k: float(v) for k, v in single.items()} == {
+        k: float(v[0]) for k, v in variances.items()
+    }
 
 
 def test_shares_of_the_mean_variance() -> None:

@@ -34,6 +34,7 @@ models using lme4. *Journal of Statistical Software* 67(1).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from evalsig.errors import DataError
 __all__ = [
     "ComponentFit",
     "ComponentIntervals",
+    "balanced_components",
     "component_intervals",
     "fit_components",
     "mean_variance_shares",
@@ -203,6 +205,156 @@ def component_intervals(
         unsettled=unsettled,
         seed=seed,
     )
+
+
+def balanced_components(
+    cube: np.ndarray, names: Sequence[str], /, *, constrained: bool = True
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    r"""REML (or ANOVA) estimates of the components of a balanced, fully crossed design.
+
+    Parameters
+    ----------
+    cube : array_like (..., L_1, ..., L_F)
+        One score a cell of the facets' grid, the facets on the last ``F`` axes; leading
+        axes are a batch (models) decomposed at once.
+    names : sequence of str
+        The ``F`` facets' names.
+    constrained : bool
+        REML's estimates, every component at 0 or above (the default); False gives the
+        ANOVA estimates as they are, negative where the mean squares say so.
+
+    Returns
+    -------
+    variances : dict of str to ndarray (...)
+        Each facet and combination of facets but the full one (``"item:prompt"``).
+    residual : ndarray (...)
+        The full interaction, confounded with the error (:math:`MS_{1..F}` by ANOVA).
+
+    Notes
+    -----
+    With :math:`MS_\beta` the mean square of the effect of the facets :math:`\beta`
+    (marginal means combined by inclusion-exclusion, :math:`\prod_{j \in \beta}(L_j - 1)`
+    degrees of freedom) and :math:`\pi(\alpha) = \prod_{j \notin \alpha} L_j`,
+
+    .. math:: \hat\sigma_\alpha^2 = \frac{1}{\pi(\alpha)} \sum_{\beta \supseteq \alpha}
+              (-1)^{|\beta| - |\alpha|} MS_\beta
+
+    (Brennan 2001, *Generalizability Theory*, sec. 3.4). Where none is negative, these
+    are the REML estimates. Where one is, REML is fitted on the mean squares alone, which
+    are sufficient in a balanced design: it maximises
+
+    .. math:: -\frac12 \sum_\beta \Bigl(\nu_\beta \log \lambda_\beta
+              + \frac{SS_\beta}{\lambda_\beta}\Bigr), \qquad
+              \lambda_\beta = \sum_{\alpha \supseteq \beta} \pi(\alpha)\, \sigma_\alpha^2,
+
+    the expected mean squares :math:`\lambda_\beta`, over :math:`\sigma^2 \ge 0` (Searle,
+    Casella and McCulloch 1992, *Variance Components*, sec. 6.2), by L-BFGS-B with the exact
+    gradient; no design matrix, whatever the number of scores.
+
+    Examples
+    --------
+    >>> cube = np.array([[1.0, 2, 3], [4, 5, 6], [4, 4, 4], [9, 8, 7]])  # items x runs
+    >>> anova, residual = balanced_components(cube, ["item", "run"], constrained=False)
+    >>> {name: round(float(v), 4) for name, v in anova.items()}, round(float(residual), 4)
+    ({'item': 5.9444, 'run': -0.1667}, 0.9167)
+    >>> reml, residual = balanced_components(cube, ["item", "run"])
+    >>> {name: round(float(v), 4) for name, v in reml.items()}, round(float(residual), 4)
+    ({'item': 6.0, 'run': 0.0}, 0.75)
+    """
+    cube = np.asarray(cube, dtype=np.float64)
+    facets = len(names)
+    batch = cube.ndim - facets
+    sizes = cube.shape[batch:]
+    if facets < 1 or batch < 0 or min(sizes, default=0) < 2:
+        raise DataError(
+            f"a balanced design needs a cell per combination of {facets} facets, each of 2 "
+            f"levels or more; got an array of shape {cube.shape}."
+        )
+    subsets = [
+        combo
+        for size in range(1, facets + 1)
+        for combo in itertools.combinations(range(facets), size)
+    ]
+    grid = tuple(batch + j for j in range(facets))
+    # marginal means, each from its smallest superset's (one pass over the cube a facet)
+    means: dict[tuple[int, ...], np.ndarray] = {tuple(range(facets)): cube}
+    for combo in reversed([(), *subsets[:-1]]):
+        parent = next(p for p in means if set(combo) < set(p) and len(p) == len(combo) + 1)
+        (dropped,) = set(parent) - set(combo)
+        means[combo] = means[parent].mean(axis=batch + dropped, keepdims=True)
+    mean_square = {}
+    # every effect's squares, in one pass: sum y^2 - N ybar^2 (scores are bounded, so the
+    # difference keeps its digits)
+    letters = "abcdefghijklmnopqrstuvwxyz"[: cube.ndim]
+    squares_of_scores = np.einsum(f"{letters},{letters}->{letters[:batch]}", cube, cube)
+    total = squares_of_scores - math.prod(sizes) * np.square(means[()].reshape(cube.shape[:batch]))
+    for combo in subsets[:-1]:
+        effect = sum(
+            (-1) ** (len(combo) - len(part)) * means[part]
+            for size in range(len(combo) + 1)
+            for part in itertools.combinations(combo, size)
+        )
+        cells = math.prod(sizes[j] for j in range(facets) if j not in combo)
+        dof = math.prod(sizes[j] - 1 for j in combo)
+        squares = np.sum(np.square(effect), axis=grid) * cells  # each cell: ``cells`` scores
+        total = total - squares
+        mean_square[combo] = squares / dof
+    # the full interaction's squares are what the others leave of the total
+    mean_square[subsets[-1]] = total / math.prod(n - 1 for n in sizes)
+    # the expected mean squares: lambda = weights @ sigma^2, terms and residual as subsets
+    weights = np.array(
+        [
+            [
+                math.prod(sizes[j] for j in range(facets) if j not in alpha)
+                if set(beta) <= set(alpha)
+                else 0
+                for alpha in subsets
+            ]
+            for beta in subsets
+        ],
+        dtype=np.float64,
+    )
+    squares = np.stack([mean_square[beta] for beta in subsets], axis=-1)  # (..., S)
+    estimates = np.linalg.solve(weights, squares[..., None])[..., 0]  # ANOVA
+    if constrained:
+        dof = np.array([math.prod(sizes[j] - 1 for j in beta) for beta in subsets], float)
+        flat = estimates.reshape(-1, len(subsets))
+        for row in np.flatnonzero((flat < 0).any(axis=1)):
+            start = np.clip(flat[row], 0.0, None)
+            sums = squares.reshape(-1, len(subsets))[row] * dof
+            flat[row] = _balanced_reml(weights, dof, sums, start)
+        estimates = flat.reshape(estimates.shape)
+    variances = {
+        ":".join(names[j] for j in combo): estimates[..., s] for s, combo in enumerate(subsets[:-1])
+    }
+    return variances, estimates[..., -1]
+
+
+def _balanced_reml(
+    weights: np.ndarray, dof: np.ndarray, sums: np.ndarray, start: np.ndarray
+) -> np.ndarray:
+    """The constrained REML estimates of one balanced design from its sums of squares."""
+    from scipy.optimize import minimize
+
+    scale = float(sums.sum() / dof.sum())  # the criterion in units of the mean variance
+
+    def criterion(sigma2: np.ndarray) -> tuple[float, np.ndarray]:
+        expected = weights @ sigma2
+        value = float(dof @ np.log(expected) + (sums / scale) @ (1.0 / expected))
+        slope = weights.T @ (dof / expected - sums / scale / expected**2)
+        return value, slope
+
+    start = start / scale
+    start[-1] = max(start[-1], 1e-3)  # the residual's variance is positive
+    found = minimize(
+        criterion,
+        start,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * (start.size - 1) + [(1e-12, None)],
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 1000},
+    )
+    return np.asarray(found.x, dtype=np.float64) * scale
 
 
 def mean_variance_shares(fit: ComponentFit, terms: Mapping[str, np.ndarray], /) -> dict[str, float]:
