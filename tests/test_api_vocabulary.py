@@ -73,6 +73,8 @@ RECORDS: dict[tuple[str, str], str] = {
     ("evalsig.arena.result.ArenaResult", "seed"): _SEED,
     ("evalsig.comparison.ComparisonResult", "seed"): _SEED,
     ("evalsig.data.provenance.Provenance", "seed"): _SEED,
+    ("evalsig.facets.sources.VarianceSourcesResult", "seed"): _SEED,
+    ("evalsig.inference.components.ComponentIntervals", "seed"): _SEED,
     ("evalsig.data.provenance.provenance", "seed"): _SEED + " (fills Provenance.seed)",
     ("evalsig.inference._common.InferenceResult", "seed"): _SEED,
     ("evalsig.inference.simultaneous.SimultaneousResult", "seed"): _SEED,

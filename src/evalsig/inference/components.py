@@ -275,32 +275,7 @@ def balanced_components(
         for size in range(1, facets + 1)
         for combo in itertools.combinations(range(facets), size)
     ]
-    grid = tuple(batch + j for j in range(facets))
-    # marginal means, each from its smallest superset's (one pass over the cube a facet)
-    means: dict[tuple[int, ...], np.ndarray] = {tuple(range(facets)): cube}
-    for combo in reversed([(), *subsets[:-1]]):
-        parent = next(p for p in means if set(combo) < set(p) and len(p) == len(combo) + 1)
-        (dropped,) = set(parent) - set(combo)
-        means[combo] = means[parent].mean(axis=batch + dropped, keepdims=True)
-    mean_square = {}
-    # every effect's squares, in one pass: sum y^2 - N ybar^2 (scores are bounded, so the
-    # difference keeps its digits)
-    letters = "abcdefghijklmnopqrstuvwxyz"[: cube.ndim]
-    squares_of_scores = np.einsum(f"{letters},{letters}->{letters[:batch]}", cube, cube)
-    total = squares_of_scores - math.prod(sizes) * np.square(means[()].reshape(cube.shape[:batch]))
-    for combo in subsets[:-1]:
-        effect = sum(
-            (-1) ** (len(combo) - len(part)) * means[part]
-            for size in range(len(combo) + 1)
-            for part in itertools.combinations(combo, size)
-        )
-        cells = math.prod(sizes[j] for j in range(facets) if j not in combo)
-        dof = math.prod(sizes[j] - 1 for j in combo)
-        squares = np.sum(np.square(effect), axis=grid) * cells  # each cell: ``cells`` scores
-        total = total - squares
-        mean_square[combo] = squares / dof
-    # the full interaction's squares are what the others leave of the total
-    mean_square[subsets[-1]] = total / math.prod(n - 1 for n in sizes)
+    mean_square = _mean_squares(cube, batch, subsets)
     # the expected mean squares: lambda = weights @ sigma^2, terms and residual as subsets
     weights = np.array(
         [
@@ -328,6 +303,42 @@ def balanced_components(
         ":".join(names[j] for j in combo): estimates[..., s] for s, combo in enumerate(subsets[:-1])
     }
     return variances, estimates[..., -1]
+
+
+def _mean_squares(
+    cube: np.ndarray, batch: int, subsets: list[tuple[int, ...]]
+) -> dict[tuple[int, ...], np.ndarray]:
+    """The mean square of each effect of a balanced grid (``subsets`` of its facets, the
+    full interaction last), over the ``batch`` leading axes."""
+    facets = cube.ndim - batch
+    sizes = cube.shape[batch:]
+    grid = tuple(batch + j for j in range(facets))
+    # marginal means, each from its smallest superset's (one pass over the cube a facet)
+    means: dict[tuple[int, ...], np.ndarray] = {tuple(range(facets)): cube}
+    for combo in reversed([(), *subsets[:-1]]):
+        parent = next(p for p in means if set(combo) < set(p) and len(p) == len(combo) + 1)
+        (dropped,) = set(parent) - set(combo)
+        means[combo] = means[parent].mean(axis=batch + dropped, keepdims=True)
+    mean_square = {}
+    # every effect's squares, in one pass: sum y^2 - N ybar^2 (scores are bounded, so the
+    # difference keeps its digits)
+    letters = "abcdefghijklmnopqrstuvwxyz"[: cube.ndim]
+    squares_of_scores = np.einsum(f"{letters},{letters}->{letters[:batch]}", cube, cube)
+    total = squares_of_scores - math.prod(sizes) * np.square(means[()].reshape(cube.shape[:batch]))
+    for combo in subsets[:-1]:
+        effect = sum(
+            (-1) ** (len(combo) - len(part)) * means[part]
+            for size in range(len(combo) + 1)
+            for part in itertools.combinations(combo, size)
+        )
+        cells = math.prod(sizes[j] for j in range(facets) if j not in combo)
+        dof = math.prod(sizes[j] - 1 for j in combo)
+        squares = np.sum(np.square(effect), axis=grid) * cells  # each cell: ``cells`` scores
+        total = total - squares
+        mean_square[combo] = squares / dof
+    # the full interaction's squares are what the others leave of the total
+    mean_square[subsets[-1]] = total / math.prod(n - 1 for n in sizes)
+    return mean_square
 
 
 def _balanced_reml(
