@@ -575,7 +575,7 @@ def _ingest(tmp: Path) -> list[Any]:
 
 def _variance_sources() -> list[Any]:
     """One model's score over crossed items and prompts, and a paired difference with a
-    cell in one table only (a note)."""
+    cell in one table only (a note), with and without resamples."""
     from evalsig.facets import variance_sources
 
     rng = np.random.default_rng(4)
@@ -586,12 +586,27 @@ def _variance_sources() -> list[Any]:
     other = {"item": item[1:], "prompt": [f"p{p}" for p in prompt[1:]], "score": b[1:]}
     return [
         variance_sources(table, facets=["item", "prompt"], n_resamples=100, rng=1),
+        variance_sources(other, facets=["item", "prompt"], baseline=table, n_resamples=100, rng=2),
         variance_sources(other, facets=["item", "prompt"], baseline=table, n_resamples=0),
+    ]
+
+
+def _decision_study() -> list[Any]:
+    """A paired difference's study with intervals, a score's (no MDE), and one without
+    resamples (no intervals)."""
+    from evalsig.facets import decision_study
+
+    score, difference, without_resamples = _variance_sources()
+    return [
+        decision_study(difference, designs=[{"item": 60}, {"prompt": 6}]),
+        decision_study(score),
+        decision_study(without_resamples),
     ]
 
 
 BUILDERS: dict[str, Callable[[Path], list[Any]]] = {
     "variance-sources": lambda _: _variance_sources(),
+    "decision-study": lambda _: _decision_study(),
     "ingest": _ingest,
     "judge-length-bias": _judge_length_bias,
     "judge-position-bias": _judge_position_bias,
@@ -714,6 +729,7 @@ def test_every_field_has_a_type() -> None:
 ONCE_NULL = {
     "ingest": ["sources[].duplicate_of"],
     "variance-sources": ["seed", "terms[].low", "terms[].high"],
+    "decision-study": ["designs[].se_low", "designs[].se_high", "designs[].mde"],
     "benchmark-noise": [
         "run_variance",
         "noise_sd",

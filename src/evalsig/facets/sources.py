@@ -21,7 +21,7 @@ import dataclasses
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -100,6 +100,9 @@ class VarianceSourcesResult(Result):
     drawn, or ``rng`` was a Generator."""
     method: str = METHOD
     notes: tuple[str, ...] = ()
+    draws: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """The bootstrap's resampled variances (n_resamples, terms), residual last; None
+    without resamples. Not in ``to_dict()``: a decision study projects them."""
 
     def to_dict(self) -> dict[str, Any]:
         nulls: dict[str, str] = {}
@@ -408,4 +411,5 @@ def _result(
         n_resamples=0 if intervals is None else intervals.n_resamples,
         seed=None if intervals is None else intervals.seed,
         notes=tuple(notes),
+        draws=None if intervals is None else intervals.draws,
     )

@@ -154,6 +154,9 @@ class ComponentIntervals:
     intervals: a flat criterion, not a failure)."""
     seed: int | None
     """The seed that rebuilds the draws (``rng=seed``); None when a Generator was given."""
+    draws: np.ndarray = dataclasses.field(repr=False, compare=False)
+    """The resampled estimates, (n_resamples, terms + 1): what a projection of the
+    components (a decision study) carries its uncertainty through."""
 
 
 def component_intervals(
@@ -204,6 +207,7 @@ def component_intervals(
         n_resamples=resamples,
         unsettled=unsettled,
         seed=seed,
+        draws=draws,
     )
 
 

@@ -8,7 +8,14 @@ from typing import Any
 from evalsig.report.formatting import name_cell, number_cell
 from evalsig.report.markdown import markdown_table, markdown_text
 
-__all__ = ["HEADER", "sources_lead", "sources_markdown", "sources_text"]
+__all__ = [
+    "HEADER",
+    "decision_markdown",
+    "decision_text",
+    "sources_lead",
+    "sources_markdown",
+    "sources_text",
+]
 
 Result = Mapping[str, Any]
 
@@ -74,6 +81,68 @@ def sources_markdown(r: Result) -> str:
     return "\n\n".join(parts)
 
 
+def _design_header(r: Result) -> tuple[str, ...]:
+    return (*r["facets"], "scores a model", "SE", "SE interval", "MDE")
+
+
+def _design_rows(r: Result) -> list[list[str]]:
+    now = list(r["current"])
+    return [
+        [
+            *(f"{n:,}" + (" (now)" if d["levels"] == now else "") for n in d["levels"]),
+            f"{d['scores']:,}",
+            f"{d['se']:.3g}",
+            "n/a" if d["se_low"] is None else f"{d['se_low']:.3g} to {d['se_high']:.3g}",
+            "n/a" if d["mde"] is None else f"{d['mde']:.3g}",
+        ]
+        for d in r["designs"]
+    ]
+
+
+def _decision_lead(r: Result) -> list[str]:
+    what = "paired difference" if r["estimand"] == "difference" else "score"
+    return [
+        f"the {what}'s SE at other numbers of "
+        + ", ".join(r["facets"])
+        + f"; MDE two-sided at alpha {r['alpha']:g}, power {r['power']:g}; intervals "
+        f"{r['confidence_level']:.0%} over the components' bootstrap resamples"
+    ]
+
+
+def decision_text(r: Result) -> str:
+    """Plain text: one row a design."""
+    header, rows = _design_header(r), _design_rows(r)
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+    out = ["Decision study", *(f"  {line}" for line in _decision_lead(r)), ""]
+    out.append("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    out += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    out += [f"note: {n}" for n in r["notes"]]
+    return "\n".join(out)
+
+
+def decision_markdown(r: Result) -> str:
+    """GitHub markdown: the same table, every user string escaped."""
+    parts = [
+        markdown_table(
+            "Decision study", _design_header(r), _design_rows(r), lines=_decision_lead(r), notes=()
+        )
+    ]
+    if r["notes"]:
+        parts.append("\n".join(f"- note: {markdown_text(n)}" for n in r["notes"]))
+    return "\n\n".join(parts)
+
+
+def _decision_section(r: Result) -> tuple[str, dict[str, Any]]:
+    return "table", {
+        "heading": "Decision study",
+        "lead": "; ".join(_decision_lead(r)) + ".",
+        "plot": None,
+        "header": _design_header(r),
+        "rows": [[number_cell(c) for c in row] for row in _design_rows(r)],
+        "notes": list(r["notes"]),
+    }
+
+
 def _section(r: Result) -> tuple[str, dict[str, Any]]:
     return "table", {
         "heading": "Where the variance comes from",
@@ -89,6 +158,7 @@ def _register() -> None:
     from evalsig.report.sections import register_section
 
     register_section("variance-sources", _section)
+    register_section("decision-study", _decision_section)
 
 
 _register()

@@ -55,6 +55,7 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
     "arena": ("arena", _views(summary="summary")),
     "benchmark-noise": ("noise", _views("noise")),
     "variance-sources": ("facets", _views("sources")),
+    "decision-study": ("facets", _views("decision")),
     "multiplicity": ("multiplicity", _views("as", "html")),
     "sign_test": ("aggregate", _views("sign_test", "html")),
     "dependence": ("aggregate", _views("dependence", "html")),

@@ -31,6 +31,7 @@ KINDS = (
     "benchmark-resolution",
     "claim-audit",
     "comparison",
+    "decision-study",
     "dependence",
     "gate",
     "gate-registration",
