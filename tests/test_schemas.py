@@ -11,6 +11,7 @@ read from files, whose provenance names them.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -573,6 +574,7 @@ def _ingest(tmp: Path) -> list[Any]:
     return [stored, again, harness]
 
 
+@functools.cache  # results are immutable; the bootstrap is the slow part
 def _variance_sources() -> list[Any]:
     """One model's score over crossed items and prompts, and a paired difference with a
     cell in one table only (a note), with and without resamples."""
@@ -591,6 +593,7 @@ def _variance_sources() -> list[Any]:
     ]
 
 
+@functools.cache
 def _decision_study() -> list[Any]:
     """A paired difference's study with intervals, a score's (no MDE), and one without
     resamples (no intervals)."""

@@ -222,7 +222,7 @@ def variance_sources(
     >>> item, prompt = np.repeat(np.arange(40), 3), np.tile(np.arange(3), 40)
     >>> y = rng.normal(0, 1, 40)[item] + rng.normal(0, 0.5, 3)[prompt] + rng.normal(0, 0.3, 120)
     >>> result = variance_sources({"item": item, "prompt": prompt, "score": y},
-    ...                           facets=["item", "prompt"])
+    ...                           facets=["item", "prompt"], n_resamples=0)
     >>> [row.term for row in result.terms]
     ['item', 'prompt', 'residual']
     """
