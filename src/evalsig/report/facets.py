@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evalsig.report.formatting import name_cell, number_cell
@@ -58,27 +58,36 @@ def sources_lead(r: Result) -> list[str]:
     ]
 
 
-def sources_text(r: Result) -> str:
-    """Plain text: the lead lines, one row a term, the notes."""
-    rows = _rows(r)
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(HEADER)]
-    out = ["Where the variance comes from", *(f"  {line}" for line in sources_lead(r)), ""]
-    out.append("  ".join(h.ljust(w) for h, w in zip(HEADER, widths, strict=True)))
+def _text(
+    title: str, lead: list[str], header: Sequence[str], rows: list[list[str]], r: Result
+) -> str:
+    """Plain text: the title and lead lines, the table in aligned columns, the notes."""
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+    out = [title, *(f"  {line}" for line in lead), ""]
+    out.append("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     out += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
     out += [f"note: {n}" for n in r["notes"]]
     return "\n".join(out)
 
 
-def sources_markdown(r: Result) -> str:
-    """GitHub markdown: the same table, every user string escaped."""
-    parts = [
-        markdown_table(
-            "Where the variance comes from", HEADER, _rows(r), lines=sources_lead(r), notes=()
-        )
-    ]
+def _markdown(
+    title: str, lead: list[str], header: Sequence[str], rows: list[list[str]], r: Result
+) -> str:
+    """GitHub markdown: the same table, every user string escaped, then the notes."""
+    parts = [markdown_table(title, header, rows, lines=lead, notes=())]
     if r["notes"]:
         parts.append("\n".join(f"- note: {markdown_text(n)}" for n in r["notes"]))
     return "\n\n".join(parts)
+
+
+def sources_text(r: Result) -> str:
+    """Plain text: the lead lines, one row a term, the notes."""
+    return _text("Where the variance comes from", sources_lead(r), HEADER, _rows(r), r)
+
+
+def sources_markdown(r: Result) -> str:
+    """GitHub markdown: the same table, every user string escaped."""
+    return _markdown("Where the variance comes from", sources_lead(r), HEADER, _rows(r), r)
 
 
 def _design_header(r: Result) -> tuple[str, ...]:
@@ -111,25 +120,12 @@ def _decision_lead(r: Result) -> list[str]:
 
 def decision_text(r: Result) -> str:
     """Plain text: one row a design."""
-    header, rows = _design_header(r), _design_rows(r)
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
-    out = ["Decision study", *(f"  {line}" for line in _decision_lead(r)), ""]
-    out.append("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    out += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
-    out += [f"note: {n}" for n in r["notes"]]
-    return "\n".join(out)
+    return _text("Decision study", _decision_lead(r), _design_header(r), _design_rows(r), r)
 
 
 def decision_markdown(r: Result) -> str:
     """GitHub markdown: the same table, every user string escaped."""
-    parts = [
-        markdown_table(
-            "Decision study", _design_header(r), _design_rows(r), lines=_decision_lead(r), notes=()
-        )
-    ]
-    if r["notes"]:
-        parts.append("\n".join(f"- note: {markdown_text(n)}" for n in r["notes"]))
-    return "\n\n".join(parts)
+    return _markdown("Decision study", _decision_lead(r), _design_header(r), _design_rows(r), r)
 
 
 def _decision_section(r: Result) -> tuple[str, dict[str, Any]]:
