@@ -123,3 +123,21 @@ def test_bootstrap_intervals_are_seeded_and_hold_the_estimates() -> None:
     residual = first.terms[-1]
     assert residual.low < residual.variance < residual.high
     assert residual.high - residual.low < residual.variance
+
+
+def test_missing_labels_and_text_scores_are_refused_not_coerced() -> None:
+    """A missing facet label is not made a level called "nan"; a score "1" is not 1."""
+    table = _crossed()
+    labels = table.assign(prompt=table["prompt"].where(table.index != 3))
+    with pytest.raises(
+        DataError, match=r"facet column 'prompt' has 1 missing labels \(first at row 3\)"
+    ):
+        variance_sources(labels, facets=["item", "prompt"], n_resamples=0)
+    text = table.assign(score=table["score"].astype(object))
+    text.loc[5, "score"] = "1"
+    with pytest.raises(DataError, match=r"holds '1' at row 5, not a number"):
+        variance_sources(text, facets=["item", "prompt"], n_resamples=0)
+    with pytest.raises(DataError, match="differ in length"):
+        variance_sources({"item": [1, 2, 3], "score": [0.1, 0.2]}, facets=["item"], n_resamples=0)
+    flags = table.assign(score=table["score"] > 0)  # booleans are 0/1 scores
+    assert variance_sources(flags, facets=["item", "prompt"], n_resamples=0).n == len(table)

@@ -278,15 +278,43 @@ def _columns(
             f"`{argument}` has no column {missing[0]!r}; its columns are {columns}: name the "
             "facets and the score with facets= and score_column=."
         )
-    y = np.asarray(data[score], dtype=np.float64)
+    y = _scores(np.asarray(data[score]), score, argument)
+    labels = [_labels(np.asarray(data[name], dtype=object), name, argument) for name in facets]
+    if len({y.shape[0], *(column.shape[0] for column in labels)}) != 1:
+        raise DataError(f"`{argument}`'s columns {[*facets, score]} differ in length.")
+    return labels, y
+
+
+def _scores(values: np.ndarray, score: str, argument: str) -> np.ndarray:
+    """The scores as floats: numbers or booleans only (a text "1" is not read as 1)."""
+    if values.dtype.kind not in "biuf":
+        text = next(
+            (i for i, v in enumerate(values.ravel()) if not isinstance(v, int | float)), None
+        )
+        if text is not None:
+            raise DataError(
+                f"`{argument}` column {score!r} holds {values.ravel()[text]!r} at row {text}, "
+                "not a number: convert the column to numbers first."
+            )
+    y = np.asarray(values, dtype=np.float64)
     bad = ~np.isfinite(y)
     if bad.any():
         raise DataError(
             f"`{argument}` column {score!r} holds {int(bad.sum())} missing or non-finite "
             f"scores (first at row {int(np.flatnonzero(bad)[0])}); drop or fill them first."
         )
-    labels = [np.asarray(data[name]).astype(str) for name in facets]
-    return labels, y
+    return y
+
+
+def _labels(values: np.ndarray, name: str, argument: str) -> np.ndarray:
+    """A facet's labels as text; a missing label (None, NaN) is refused, not made a level."""
+    missing = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and v != v)]
+    if missing:
+        raise DataError(
+            f"`{argument}` facet column {name!r} has {len(missing)} missing labels (first at "
+            f"row {missing[0]}); label every row, or drop those rows."
+        )
+    return values.astype(str)
 
 
 def _cells(labels: list[np.ndarray]) -> np.ndarray:
