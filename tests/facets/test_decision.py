@@ -4,6 +4,7 @@ design, its bootstrap intervals, and the designs it refuses."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -13,24 +14,12 @@ from evalsig.errors import DataError
 from evalsig.facets import decision_study, variance_sources
 
 
-def _table(seed: int, items: int = 40, prompts: int = 4, runs: int = 2) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    grid = pd.MultiIndex.from_product(
-        [range(items), range(prompts), range(runs)], names=["item", "prompt", "run"]
-    ).to_frame(index=False)
-    grid["score"] = (
-        rng.normal(0, 1.0, items)[grid["item"]]
-        + rng.normal(0, 0.4, prompts)[grid["prompt"]]
-        + rng.normal(0, 0.5, (items, prompts))[grid["item"], grid["prompt"]]
-        + rng.normal(0, 0.6, len(grid))
-    )
-    return grid
-
-
-def test_projection_by_hand_and_at_the_current_design() -> None:
+def test_projection_by_hand_and_at_the_current_design(crossed: Callable[..., pd.DataFrame]) -> None:
     """Balanced: at today's levels the projection is the SE variance_sources reports; with
     other levels each term's variance is divided by the product of its facets' levels."""
-    sources = variance_sources(_table(0), facets=["item", "prompt", "run"], n_resamples=0)
+    sources = variance_sources(
+        crossed(0, items=40), facets=["item", "prompt", "run"], n_resamples=0
+    )
     study = decision_study(sources, designs=[{}, {"item": 80, "prompt": 10, "run": 1}])
     assert study.designs[0].se == pytest.approx(sources.se, rel=1e-12)
     levels = {"item": 80, "prompt": 10, "run": 1}
@@ -44,11 +33,13 @@ def test_projection_by_hand_and_at_the_current_design() -> None:
     assert study.designs[1].se_low is None
 
 
-def test_projected_se_matches_a_simulation_of_the_projected_design() -> None:
+def test_projected_se_matches_a_simulation_of_the_projected_design(
+    crossed: Callable[..., pd.DataFrame],
+) -> None:
     """Scores drawn from the fitted components on the projected grid (20 items x 8 prompts
     x 3 runs): the SD of their mean over 4,000 seeded draws equals the projected SE within
     its Monte Carlo error (the SD of an SD of R normal draws is about SE / sqrt(2 R))."""
-    a, b = _table(1), _table(2)
+    a, b = crossed(1, items=40), crossed(2, items=40)
     sources = variance_sources(b, facets=["item", "prompt", "run"], baseline=a, n_resamples=0)
     study = decision_study(sources, designs=[{"item": 20, "prompt": 8, "run": 3}])
     projected = study.designs[0].se
@@ -68,8 +59,12 @@ def test_projected_se_matches_a_simulation_of_the_projected_design() -> None:
     assert multiplier == pytest.approx(1.959963984540054 + 0.8416212335729143, rel=1e-12)
 
 
-def test_intervals_come_from_the_resamples_and_hold_the_point() -> None:
-    sources = variance_sources(_table(3), facets=["item", "prompt"], n_resamples=100, rng=4)
+def test_intervals_come_from_the_resamples_and_hold_the_point(
+    crossed: Callable[..., pd.DataFrame],
+) -> None:
+    sources = variance_sources(
+        crossed(3, items=40), facets=["item", "prompt"], n_resamples=100, rng=4
+    )
     study = decision_study(sources)
     assert len(study.designs) == 7  # items and prompts at 0.5, 1, 2, 4 times, today once
     for design in study.designs:
@@ -83,8 +78,8 @@ def test_intervals_come_from_the_resamples_and_hold_the_point() -> None:
     assert len(frame) == 7
 
 
-def test_designs_that_name_no_facet_are_refused() -> None:
-    sources = variance_sources(_table(0), facets=["item", "prompt"], n_resamples=0)
+def test_designs_that_name_no_facet_are_refused(crossed: Callable[..., pd.DataFrame]) -> None:
+    sources = variance_sources(crossed(0, items=40), facets=["item", "prompt"], n_resamples=0)
     with pytest.raises(DataError, match="names 'judge', not a facet of the study"):
         decision_study(sources, designs=[{"judge": 3}])
     with pytest.raises(DataError, match="fewer than 1 level"):

@@ -3,6 +3,8 @@ share of the SE by hand, and the errors that name the column."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,23 +14,10 @@ from evalsig.facets import variance_sources
 from evalsig.inference.components import fit_components
 
 
-def _crossed(seed: int = 0, items: int = 30, prompts: int = 4, runs: int = 2) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    grid = pd.MultiIndex.from_product(
-        [range(items), range(prompts), range(runs)], names=["item", "prompt", "run"]
-    ).to_frame(index=False)
-    grid["score"] = (
-        rng.normal(0, 1, items)[grid["item"]]
-        + rng.normal(0, 0.3, prompts)[grid["prompt"]]
-        + rng.normal(0, 0.4, (items, prompts))[grid["item"], grid["prompt"]]
-        + rng.normal(0, 0.5, len(grid))
-    )
-    grid["prompt"] = "template " + grid["prompt"].astype(str)
-    return grid
-
-
-def test_terms_are_the_facets_and_their_estimable_combinations() -> None:
-    result = variance_sources(_crossed(), facets=["item", "prompt", "run"], n_resamples=0)
+def test_terms_are_the_facets_and_their_estimable_combinations(
+    crossed: Callable[..., pd.DataFrame],
+) -> None:
+    result = variance_sources(crossed(), facets=["item", "prompt", "run"], n_resamples=0)
     assert [row.term for row in result.terms] == [
         "item",
         "prompt",
@@ -49,10 +38,10 @@ def test_terms_are_the_facets_and_their_estimable_combinations() -> None:
     assert [row.term for row in result.terms] == ["passage", "item", "residual"]
 
 
-def test_shares_by_hand_on_a_balanced_design() -> None:
+def test_shares_by_hand_on_a_balanced_design(crossed: Callable[..., pd.DataFrame]) -> None:
     """Balanced: a term's part of Var(ybar) is its variance over its levels; the shares
     sum to 1 and the SE is the root of the parts' sum."""
-    table = _crossed()
+    table = crossed()
     result = variance_sources(table, facets=["item", "prompt", "run"], n_resamples=0)
     levels = {"item": 30, "prompt": 4, "run": 2, "item:prompt": 120, "item:run": 60,
               "prompt:run": 8, "residual": 240}  # fmt: skip
@@ -66,8 +55,10 @@ def test_shares_by_hand_on_a_balanced_design() -> None:
     assert list(frame["term"]) == [row.term for row in result.terms]
 
 
-def test_paired_difference_is_the_fit_of_the_cell_differences() -> None:
-    a, b = _crossed(1), _crossed(2)
+def test_paired_difference_is_the_fit_of_the_cell_differences(
+    crossed: Callable[..., pd.DataFrame],
+) -> None:
+    a, b = crossed(1), crossed(2)
     b = b.sample(frac=1.0, random_state=3).iloc[5:]  # other order, five cells missing
     result = variance_sources(b, facets=["item", "prompt", "run"], baseline=a, n_resamples=0)
     merged = b.merge(a, on=["item", "prompt", "run"], suffixes=("_b", "_a"))
@@ -87,8 +78,8 @@ def test_paired_difference_is_the_fit_of_the_cell_differences() -> None:
     assert any("0 cells of data and 5 of the baseline" in note for note in result.notes)
 
 
-def test_bad_input_names_the_column_and_the_fix() -> None:
-    table = _crossed()
+def test_bad_input_names_the_column_and_the_fix(crossed: Callable[..., pd.DataFrame]) -> None:
+    table = crossed()
     with pytest.raises(DataError, match="`data` has no column 'judge'"):
         variance_sources(table, facets=["item", "judge"])
     with pytest.raises(DataError, match="facet 'one' has one level"):
@@ -106,11 +97,13 @@ def test_bad_input_names_the_column_and_the_fix() -> None:
         variance_sources(other, facets=["item", "prompt", "run"], baseline=table)
 
 
-def test_bootstrap_intervals_are_seeded_and_hold_the_estimates() -> None:
+def test_bootstrap_intervals_are_seeded_and_hold_the_estimates(
+    crossed: Callable[..., pd.DataFrame],
+) -> None:
     """The intervals come from resamples of the fitted model: the same seed gives the same
     intervals, each holds its estimate here (every component is well away from 0), and the
     residual's is narrow (240 scores)."""
-    table = _crossed(4, items=20, prompts=3, runs=2)
+    table = crossed(4, items=20, prompts=3, runs=2)
     first = variance_sources(table, facets=["item", "prompt"], n_resamples=100, rng=7)
     again = variance_sources(table, facets=["item", "prompt"], n_resamples=100, rng=7)
     assert first.to_dict() == again.to_dict()
@@ -125,9 +118,11 @@ def test_bootstrap_intervals_are_seeded_and_hold_the_estimates() -> None:
     assert residual.high - residual.low < residual.variance
 
 
-def test_missing_labels_and_text_scores_are_refused_not_coerced() -> None:
+def test_missing_labels_and_text_scores_are_refused_not_coerced(
+    crossed: Callable[..., pd.DataFrame],
+) -> None:
     """A missing facet label is not made a level called "nan"; a score "1" is not 1."""
-    table = _crossed()
+    table = crossed()
     labels = table.assign(prompt=table["prompt"].where(table.index != 3))
     with pytest.raises(
         DataError, match=r"facet column 'prompt' has 1 missing labels \(first at row 3\)"
