@@ -308,11 +308,12 @@ def _scores(values: np.ndarray, score: str, argument: str) -> np.ndarray:
 
 def _labels(values: np.ndarray, name: str, argument: str) -> np.ndarray:
     """A facet's labels as text; a missing label (None, NaN) is refused, not made a level."""
-    missing = [i for i, v in enumerate(values) if v is None or (isinstance(v, float) and v != v)]
-    if missing:
+    none = np.equal(values, np.array(None, dtype=object))
+    missing = np.flatnonzero(none | (values != values))  # None, or NaN (not equal to itself)
+    if missing.size:
         raise DataError(
-            f"`{argument}` facet column {name!r} has {len(missing)} missing labels (first at "
-            f"row {missing[0]}); label every row, or drop those rows."
+            f"`{argument}` facet column {name!r} has {missing.size} missing labels (first at "
+            f"row {int(missing[0])}); label every row, or drop those rows."
         )
     return values.astype(str)
 

@@ -43,6 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from evalsig.errors import DataError
+from evalsig.inference._common import check_confidence_level, check_n_resamples, seeded
 
 __all__ = [
     "ComponentFit",
@@ -179,8 +180,6 @@ def component_intervals(
     fitted at 0 draws nothing and its interval is from 0 up to what the others' noise
     puts there. Each resample is one REML fit: on large designs, fewer resamples.
     """
-    from evalsig.inference._common import check_confidence_level, check_n_resamples, seeded
-
     level = check_confidence_level(confidence_level)
     resamples = check_n_resamples(n_resamples)
     generator, seed = seeded(rng)
