@@ -595,15 +595,29 @@ def _variance_sources() -> list[Any]:
 
 @functools.cache
 def _decision_study() -> list[Any]:
-    """A paired difference's study with intervals, a score's (no MDE), and one without
-    resamples (no intervals)."""
-    from evalsig.facets import decision_study
+    """A paired difference's study with intervals, a score's (no MDE), one without
+    resamples (no intervals), models as the object of measurement (G and Phi), and the
+    allocations for a budget and for a target half-width."""
+    from evalsig.facets import decision_study, variance_sources
 
     score, difference, without_resamples = _variance_sources()
+    rng = np.random.default_rng(5)
+    model, item = np.repeat(np.arange(5), 20), np.tile(np.arange(20), 5)
+    y = rng.normal(0, 0.5, 5)[model] + rng.normal(0, 1, 20)[item] + rng.normal(0, 0.5, 100)
+    board = variance_sources(
+        {"model": model, "item": item, "score": y},
+        facets=["model", "item"],
+        n_resamples=100,
+        rng=3,
+    )
+    costs = {"item:prompt": 1.0, "prompt": 5.0}
     return [
         decision_study(difference, designs=[{"item": 60}, {"prompt": 6}]),
         decision_study(score),
         decision_study(without_resamples),
+        decision_study(board, object_of_measurement="model"),
+        decision_study(score, costs=costs, budget=500, max_levels={"prompt": 8}),
+        decision_study(difference, costs=costs, half_width=0.3, max_levels={"prompt": 8}),
     ]
 
 
@@ -732,7 +746,24 @@ def test_every_field_has_a_type() -> None:
 ONCE_NULL = {
     "ingest": ["sources[].duplicate_of"],
     "variance-sources": ["seed", "terms[].low", "terms[].high"],
-    "decision-study": ["designs[].se_low", "designs[].se_high", "designs[].mde"],
+    "decision-study": [
+        "object_of_measurement",
+        "designs[].se_low",
+        "designs[].se_high",
+        "designs[].mde",
+        "designs[].cost",
+        "designs[].g",
+        "designs[].g_low",
+        "designs[].g_high",
+        "designs[].phi",
+        "budget",
+        "half_width",
+        "allocation",
+        "allocation_low",
+        "allocation_high",
+        "cost_low",
+        "cost_high",
+    ],
     "benchmark-noise": [
         "run_variance",
         "noise_sd",

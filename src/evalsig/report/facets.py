@@ -91,31 +91,116 @@ def sources_markdown(r: Result) -> str:
 
 
 def _design_header(r: Result) -> tuple[str, ...]:
-    return (*r["facets"], "scores a model", "SE", "SE interval", "MDE")
+    se = "SE of a model's score" if r["object_of_measurement"] else "SE"
+    extra: tuple[str, ...] = ()
+    if r["object_of_measurement"]:
+        extra += ("G", "G interval", "Phi")
+    if r["costs"]:
+        extra += ("cost",)
+    return (*r["facets"], "scores", se, "SE interval", "MDE", *extra)
+
+
+def _range(low: float | None, high: float | None, digits: int = 3) -> str:
+    return "n/a" if low is None or high is None else f"{low:.{digits}g} to {high:.{digits}g}"
+
+
+def _design_row(r: Result, d: Mapping[str, Any], now: list[int]) -> list[str]:
+    row = [
+        *(f"{n:,}" + (" (now)" if d["levels"] == now else "") for n in d["levels"]),
+        f"{d['scores']:,}",
+        f"{d['se']:.3g}",
+        _range(d["se_low"], d["se_high"]),
+        "n/a" if d["mde"] is None else f"{d['mde']:.3g}",
+    ]
+    if r["object_of_measurement"]:
+        row += [
+            "n/a" if d["g"] is None else f"{d['g']:.3f}",
+            _range(d["g_low"], d["g_high"]),
+            "n/a" if d["phi"] is None else f"{d['phi']:.3f}",
+        ]
+    if r["costs"]:
+        row.append(f"{d['cost']:,.6g}")
+    return row
 
 
 def _design_rows(r: Result) -> list[list[str]]:
     now = list(r["current"])
-    return [
-        [
-            *(f"{n:,}" + (" (now)" if d["levels"] == now else "") for n in d["levels"]),
-            f"{d['scores']:,}",
-            f"{d['se']:.3g}",
-            "n/a" if d["se_low"] is None else f"{d['se_low']:.3g} to {d['se_high']:.3g}",
-            "n/a" if d["mde"] is None else f"{d['mde']:.3g}",
-        ]
-        for d in r["designs"]
-    ]
+    rows = [_design_row(r, d, now) for d in r["designs"]]
+    if r["allocation"] is not None:
+        rows.append(_design_row(r, r["allocation"], now))
+        rows[-1][len(now)] += " (chosen)"
+    return rows
 
 
 def _decision_lead(r: Result) -> list[str]:
-    what = "paired difference" if r["estimand"] == "difference" else "score"
-    return [
-        f"the {what}'s SE at other numbers of "
-        + ", ".join(r["facets"])
-        + f"; MDE two-sided at alpha {r['alpha']:g}, power {r['power']:g}; intervals "
-        f"{r['confidence_level']:.0%} over the components' bootstrap resamples"
+    obj = r["object_of_measurement"]
+    others = ", ".join(f for f in r["facets"] if f != obj)
+    if obj:
+        what = f"SE of one {obj}'s score, MDE of two {obj}s' difference, G and Phi"
+    else:
+        what = "SE of the " + ("paired difference" if r["estimand"] == "difference" else "score")
+    lead = [
+        f"{what} at other numbers of {others}; MDE two-sided at alpha {r['alpha']:g}, power "
+        f"{r['power']:g}; intervals {r['confidence_level']:.0%} over the components' "
+        "bootstrap resamples"
     ]
+    if obj:
+        lead.append(
+            f"G: how well the design tells {obj}s apart (relative error); Phi: how well it "
+            "fixes each one's score (absolute error)"
+        )
+    if r["costs"]:
+        lead.append("costs: " + ", ".join(f"{k} {v:g} each" for k, v in r["costs"].items()))
+    a = r["allocation"]
+    if a is not None:
+        goal = (
+            f"least error for a budget of {r['budget']:,.6g}"
+            if r["budget"] is not None
+            else f"least cost for a half-width of {r['half_width']:.3g}"
+        )
+        chosen = ", ".join(f"{n:,} {f}" for f, n in zip(r["facets"], a["levels"], strict=True))
+        spread = ""
+        if r["allocation_low"] is not None:
+            spread = "; over the resamples " + ", ".join(
+                f"{f} {lo:,} to {hi:,}"
+                for f, lo, hi in zip(
+                    r["facets"], r["allocation_low"], r["allocation_high"], strict=True
+                )
+                if f != obj
+            )
+        cost = ""
+        if r["half_width"] is not None and r["cost_low"] is not None:
+            high = "unbounded" if r["cost_high"] is None else f"{r['cost_high']:,.6g}"
+            cost = f"; cost needed {r['cost_low']:,.6g} to {high}"
+        lead.append(f"{goal}: {chosen} (cost {a['cost']:,.6g}){spread}{cost}")
+    return lead
+
+
+def _decision_plot(r: Result) -> str | None:
+    """SE against each facet's levels as a multiple of today's, the other facets as they
+    are (the default designs)."""
+    from evalsig.report import svg
+
+    now = list(r["current"])
+    series: dict[str, list[tuple[float, float]]] = {}
+    for d in r["designs"]:
+        changed = [i for i, (n, c) in enumerate(zip(d["levels"], now, strict=True)) if n != c]
+        if len(changed) > 1:
+            continue  # a design that changes two facets is on no facet's curve
+        for i in changed or range(len(now)):  # today's design is on every curve
+            if r["facets"][i] != r["object_of_measurement"]:
+                series.setdefault(r["facets"][i], []).append((d["levels"][i] / now[i], d["se"]))
+    series = {k: sorted(v) for k, v in series.items() if len(v) > 1}
+    if not series:
+        return None
+    return svg.lines(
+        series,
+        x_label="levels, as a multiple of today's",
+        y_label=_design_header(r)[len(now) + 1],
+        title="standard error by design",
+        vlines=[(1.0, "now")],
+        y_include=[0.0],
+    )
 
 
 def decision_text(r: Result) -> str:
@@ -129,10 +214,13 @@ def decision_markdown(r: Result) -> str:
 
 
 def _decision_section(r: Result) -> tuple[str, dict[str, Any]]:
+    from markupsafe import Markup
+
+    plot = _decision_plot(r)
     return "table", {
         "heading": "Decision study",
         "lead": "; ".join(_decision_lead(r)) + ".",
-        "plot": None,
+        "plot": None if plot is None else Markup(plot),
         "header": _design_header(r),
         "rows": [[number_cell(c) for c in row] for row in _design_rows(r)],
         "notes": list(r["notes"]),
