@@ -14,7 +14,7 @@ import numpy as np
 from evalsig import plugins
 from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.data.loading import load_pair
-from evalsig.data.paired import OnMismatch, OnMissing, PairedScores
+from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, as_strata
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable, items_per_block
 from evalsig.errors import DataError
@@ -36,6 +36,7 @@ from evalsig.inference._mcnemar import CORRECTED_BELOW, mcnemar_core
 from evalsig.inference._permutation import permutation_core
 from evalsig.inference._ttest import ADJUSTED_BELOW, adjusted_t_core, paired_t_core
 from evalsig.inference._wilcoxon import wilcoxon_core
+from evalsig.inference.stratified import stratified_t_core
 from evalsig.result import Tested
 
 __all__ = [
@@ -86,6 +87,8 @@ class ComparisonResult(PairedDecision, Tested):
     seed: int | None = None
     """The seed of the random draws: ``rng=seed`` (CLI ``--seed``) reproduces the result
     exactly. None when the method draws nothing at random, or ``rng`` was a Generator."""
+    n_strata: int | None = None
+    """Strata the items fall in (``strata=``), or None."""
     n_dropped: tuple[int, int]
     """Items dropped as present only in the baseline, only in the candidate."""
     n_mismatched: int
@@ -128,6 +131,7 @@ class ComparisonResult(PairedDecision, Tested):
             "n_items": self.n_items,
             "n_runs": {"baseline": self.n_runs[0], "candidate": self.n_runs[1]},
             "n_clusters": self.n_clusters,
+            "n_strata": self.n_strata,
             "n01": self.n01,
             "n10": self.n10,
             "n_resamples": self.n_resamples,
@@ -141,7 +145,9 @@ class ComparisonResult(PairedDecision, Tested):
         }
 
 
-Method = Literal["auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"]
+Method = Literal[
+    "auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster", "stratified"
+]
 
 VARIANTS: dict[str, tuple[str, ...]] = {
     "mcnemar": ("auto", "score-cc", "exact", "asymptotic", "corrected", "mid-p"),
@@ -150,6 +156,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "bootstrap": ("bca", "percentile", "basic"),
     "wilcoxon": ("auto", "exact", "normal"),
     "cluster": ("cr2", "cr1", "bootstrap", "wild"),
+    "stratified": ("proportional", "equal"),
 }
 """The ``variant`` values each method accepts (the first is the default)."""
 
@@ -284,6 +291,7 @@ def compare(
     alternative: Alternative = "two-sided",
     one_sided: bool | None = None,
     cluster: Any = None,
+    strata: Any = None,
     on_missing: OnMissing = "error",
     on_mismatch: OnMismatch = "error",
     confidence_level: float = 0.95,
@@ -298,9 +306,11 @@ def compare(
         Each model's per-item scores, in any form :func:`evalsig.load` accepts: a 1-D array
         (one run), a 2-D ``runs x items`` array, ``{item_id: score}``, a long-format table.
         Items are matched by id when ids exist, never by position.
-    method : {"auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster"}
-        "auto" picks by the data: clusters -> cluster-robust (CR2); one run of 0/1 scores
-        -> McNemar (fewer than 25 discordant items: the score test and interval with
+    method : {"auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster", \
+"stratified"}
+        "auto" picks by the data: strata -> the stratified t-test
+        (:mod:`evalsig.inference.stratified`); clusters -> cluster-robust (CR2); one run of
+        0/1 scores -> McNemar (fewer than 25 discordant items: the score test and interval with
         continuity correction 1/2, "mcnemar-score-cc"; else the z-test with Tango's
         interval); several runs of scores in [0, 1] on fewer than 1,000 items -> the t-test
         on per-item means with Agresti-Min pseudo-items ("paired-t-adjusted"); otherwise
@@ -311,7 +321,10 @@ def compare(
         The method's variant: McNemar "score-cc" / "exact" / "asymptotic" / "corrected" /
         "mid-p";
         permutation "auto" / "exact" / "monte-carlo"; bootstrap "bca" / "percentile" / "basic";
-        Wilcoxon "exact" / "normal"; cluster "cr2" / "cr1" / "bootstrap" / "wild".
+        Wilcoxon "exact" / "normal"; cluster "cr2" / "cr1" / "bootstrap" / "wild";
+        stratified "proportional" (each stratum by its items: the plain mean difference,
+        the variance between strata out of its SE) / "equal" (the macro average: each
+        stratum's mean difference weighted equally).
     alternative : {"two-sided", "greater", "less"}
         "greater": the candidate is better.
     one_sided : bool, optional
@@ -319,6 +332,12 @@ def compare(
     cluster : str, sequence or mapping, optional
         Cluster of each item (subject, passage, source): a column name for tables and
         files, a sequence in the baseline's item order, or a mapping ``item_id -> label``.
+        Clusters are groups sampled from a larger set (passages, templates, source
+        documents).
+    strata : str, sequence or mapping, optional
+        Stratum of each item, in the forms ``cluster`` takes: fixed groups that are the
+        whole population of interest (an exam's subjects, a suite's subtasks). Not with
+        ``cluster``.
     on_missing : {"error", "intersect"}
         Items present on one side only: an error (default) or compare the shared items
         and record how many were dropped.
@@ -355,9 +374,20 @@ def compare(
     alternative = _resolve_alternative(alternative, one_sided)
     confidence_level = check_confidence_level(confidence_level)
     _check_method(method)
+    if strata is not None and cluster is not None:
+        raise DataError(
+            "give `cluster` or `strata`, not both: strata are fixed groups that make up the "
+            "population (subjects), clusters groups sampled from a larger set (passages)."
+        )
     paired = load_pair(
-        baseline, candidate, cluster=cluster, on_missing=on_missing, on_mismatch=on_mismatch
+        baseline,
+        candidate,
+        cluster=cluster if strata is None else strata,
+        on_missing=on_missing,
+        on_mismatch=on_mismatch,
     )
+    if strata is not None:
+        paired = as_strata(paired)
     return compare_paired(
         paired,
         method=method,
@@ -416,6 +446,11 @@ def compare_paired(
             f"cluster labels were given but method={chosen!r} ignores them: its standard "
             "error treats items as independent (use method='cluster')."
         )
+    if paired.n_strata is not None and chosen != "stratified":
+        notes.append(
+            f"strata were given but method={chosen!r} ignores them: its standard error "
+            "counts the variance between strata (use method='stratified')."
+        )
     ranges = (_mean_range(paired.baseline), _mean_range(paired.candidate))
     values = {value for low_high in ranges for value in low_high}
     if len(values) == 1:
@@ -442,6 +477,7 @@ def compare_paired(
         n_items=paired.n_items,
         n_runs=(paired.baseline.n_runs, paired.candidate.n_runs),
         n_clusters=paired.n_clusters,
+        n_strata=paired.n_strata,
         n01=n01,
         n10=n10,
         n_resamples=test.n_resamples,
@@ -491,6 +527,11 @@ def _choose(paired: PairedScores, method: str) -> tuple[str, str]:
         return method, f"requested: {test.description or test.name}{origin}"
     if method != "auto":
         return method, "requested"
+    if paired.n_strata is not None:
+        return "stratified", (
+            f"items fall in {paired.n_strata} strata: stratified t-test, proportional weights "
+            "(Satterthwaite df)"
+        )
     if paired.n_clusters is not None:
         return "cluster", (
             f"items are grouped in {paired.n_clusters} clusters: cluster-robust standard error "
@@ -584,6 +625,19 @@ def _run(
         return permutation_core(d, exact=exact, **resampling)
     if method == "bootstrap":
         return bootstrap_core(d, kind=variant, **resampling)  # type: ignore[arg-type]
+    if method == "stratified":
+        if paired.strata_codes is None:
+            raise DataError(
+                "method='stratified' needs strata: pass strata= (a column name, one label "
+                "per item, or a mapping item_id -> label)."
+            )
+        return stratified_t_core(
+            d,
+            paired.strata_codes,
+            weights=variant,  # type: ignore[arg-type]  # checked by _check_variant
+            labels=paired.strata_labels,
+            **common,
+        )
     if paired.cluster_codes is None:
         raise DataError(
             "method='cluster' needs cluster labels: pass cluster= (a column name, one label "

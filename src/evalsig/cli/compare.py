@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -29,7 +29,16 @@ if TYPE_CHECKING:
 __all__ = ["compare_command", "render"]
 
 
-METHODS = ("auto", "mcnemar", "paired-t", "permutation", "bootstrap", "wilcoxon", "cluster")
+METHODS = (
+    "auto",
+    "mcnemar",
+    "paired-t",
+    "permutation",
+    "bootstrap",
+    "wilcoxon",
+    "cluster",
+    "stratified",
+)
 """The built-in tests, as ``--help`` lists them (a plugin's test is accepted by its name)."""
 
 
@@ -108,6 +117,14 @@ def compare_command(
     confidence_level: IntervalLevel = 0.95,
     resamples: Resamples = 10_000,
     seed: Seed = None,
+    strata: Annotated[
+        str | None,
+        typer.Option(
+            "--strata",
+            help="Stratum column: fixed groups that make up the population (subjects, "
+            "subtasks); the stratified t-test. Not with --cluster.",
+        ),
+    ] = None,
     *,
     pairing: Pairing,
     destination: Destination,
@@ -115,15 +132,24 @@ def compare_command(
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
     from evalsig.data import load
 
+    if strata is not None and read.cluster_column is not None:
+        raise typer.BadParameter(
+            "give --cluster or --strata, not both: strata are fixed groups that make up the "
+            "population (subjects), clusters groups sampled from a larger set (passages)."
+        )
+    keywords = read.keywords() | ({"cluster_column": strata} if strata else {})
     with data_errors(), stdin_paths([baseline, candidate], read.input_format) as paths:
-        tables = at_once(
-            [
-                partial(load, path, **read.keywords(where=side))
-                for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
-            ]
+        tables = list(
+            at_once(
+                [
+                    partial(load, path, **(keywords | read.keywords(where=side)))
+                    for path, side in zip(paths, (baseline_where, candidate_where), strict=True)
+                ]
+            )
         )
         from evalsig.comparison import compare  # after reading: scipy loads meanwhile (preload)
 
+        labels = _strata(tables) if strata else None
         result = compare(
             tables[0],
             tables[1],
@@ -131,12 +157,34 @@ def compare_command(
             variant=variant,
             alternative=alternative,
             one_sided=one_sided or None,
+            strata=labels,
             confidence_level=confidence_level,
             n_resamples=resamples,
             rng=seed,
             **pairing.keywords(),
         )
         render(result, destination)  # inside: standard input is named "-"
+
+
+def _strata(tables: list[Any]) -> dict[str, object]:
+    """The stratum of each item, read as the files' group column; both sides must agree
+    on the items they share. The tables lose the labels (they are strata, not clusters)."""
+    from dataclasses import replace
+
+    from evalsig.errors import DataError
+
+    labels: dict[str, object] = {}
+    for i, table in enumerate(tables):
+        if table.item_ids is None or table.clusters is None:
+            raise DataError("--strata needs item ids and a stratum label on every row.")
+        for item, label in zip(table.item_ids, table.clusters, strict=True):
+            if labels.setdefault(item, label) != label:
+                raise DataError(
+                    f"item {item!r} is in stratum {labels[item]!r} in the baseline but "
+                    f"{label!r} in the candidate; label each item with one stratum."
+                )
+        tables[i] = replace(table, clusters=None)
+    return labels
 
 
 def render(result: ComparisonResult, destination: Destination) -> None:

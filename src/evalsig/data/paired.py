@@ -23,6 +23,7 @@ __all__ = [
     "OnMismatch",
     "OnMissing",
     "PairedScores",
+    "as_strata",
     "id_kinds_note",
     "labels_by_id",
     "labels_in_order",
@@ -47,6 +48,10 @@ class PairedScores:
     """``(n,)`` integer cluster of each item (0 .. n_clusters - 1), or None."""
     cluster_labels: np.ndarray | None = None
     """Cluster names, indexed by code."""
+    strata_codes: np.ndarray | None = None
+    """``(n,)`` integer stratum of each item (0 .. n_strata - 1), or None."""
+    strata_labels: np.ndarray | None = None
+    """Stratum names, indexed by code."""
     n_only_baseline: int = 0
     """Items dropped because only the baseline has them (``on_missing="intersect"``)."""
     n_only_candidate: int = 0
@@ -67,6 +72,10 @@ class PairedScores:
     @property
     def n_clusters(self) -> int | None:
         return None if self.cluster_labels is None else len(self.cluster_labels)
+
+    @property
+    def n_strata(self) -> int | None:
+        return None if self.strata_labels is None else len(self.strata_labels)
 
     @property
     def binary(self) -> bool:
@@ -482,3 +491,14 @@ def table_cluster_codes(
             "are independent."
         )
     return codes
+
+
+def as_strata(paired: PairedScores) -> PairedScores:
+    """The pair with its group labels read as strata, not clusters."""
+    return replace(
+        paired,
+        strata_codes=paired.cluster_codes,
+        strata_labels=paired.cluster_labels,
+        cluster_codes=None,
+        cluster_labels=None,
+    )

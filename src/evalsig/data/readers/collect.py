@@ -763,14 +763,27 @@ def cluster_hints(hinted: Mapping[str, set[object]], n_items: int) -> list[str]:
     if not found:
         return []
     named = ", ".join(f"{column!r} ({k} values)" for column, k in found)
-    first = found[0][0]
+    first, groups = found[0]
+    size = n_items // groups
+    looks = "strata" if groups <= MAX_STRATA and size >= MIN_STRATUM_ITEMS else "clusters"
     return [
-        f"column(s) {named} look like item clusters, but no cluster was given: items of one "
-        "cluster tend to be easy or hard together, and treating them as independent makes "
-        f"the interval too narrow (ignoring 10 clusters at ICC 0.2 gave {IGNORED_CLUSTER_FPR} "
-        f"false positives at alpha 0.05 in a seeded simulation). Pass --cluster {first} "
-        f"(cluster={first!r}) unless the items are independent."
+        f"column(s) {named} group the items, but were given neither as strata nor as "
+        f"clusters; {first!r} ({groups} groups of about {size:,} items) looks like {looks}. "
+        "Strata are a few large named groups that make up the population of interest "
+        f"(subjects, subtasks): compare --strata {first} (strata={first!r}) leaves the "
+        "variance between them out of the standard error. Clusters are groups sampled from "
+        "a larger set (passages, templates, source documents) whose items are easy or hard "
+        "together: treating them as independent makes the interval too narrow (ignoring 10 "
+        f"clusters at ICC 0.2 gave {IGNORED_CLUSTER_FPR} false positives at alpha 0.05 in a "
+        f"seeded simulation). Pass --cluster {first} (cluster={first!r}) unless the items "
+        "are independent."
     ]
+
+
+MAX_STRATA = 30
+"""At most this many groups (of at least :data:`MIN_STRATUM_ITEMS` items each) read as
+strata in the hint: MMLU's 57 subjects are an exception the hint's text covers."""
+MIN_STRATUM_ITEMS = 20
 
 
 def _scale(values: list[Any]) -> str:
