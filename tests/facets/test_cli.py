@@ -193,6 +193,8 @@ def _files(tmp_path: Path) -> dict[str, Path]:
         "nan.csv": ONE + "q2,p1,nan\n",
         "nan.jsonl": '{"item": "q1", "prompt": "p1", "score": NaN}\n',
         "one.csv": ONE,
+        "same.csv": ONE.replace(",0\n", ",1\n") + "q2,p1,1\nq2,p2,1\n",
+        "exact.csv": "item,prompt,score\nq0,p1,1\nq0,p2,0\nq1,p1,1\n",
     }
     out = {}
     for name, text in texts.items():
@@ -217,6 +219,8 @@ REFUSALS: list[tuple[str, list[str], int, str]] = [
     ("nan.csv", [], 4, "nan.csv: line 4: score column 'score' is 'nan', not a finite number"),
     ("nan.jsonl", [], 4, "nan.jsonl: line 1: score column 'score' is nan, not a finite number"),
     ("one.csv", ["--facet", "judge"], 4, "one.csv: no column 'judge'"),
+    ("same.csv", [], 4, "every score is 1: there is no variance to split"),
+    ("exact.csv", [], 4, "the facets' levels fit all 3 scores exactly"),
     ("one.csv", ["--design", "promt=3"], 2, "--design 'promt=3': 'promt' is not a facet"),
     ("one.csv", ["--design", "prompt=0"], 2, "--design 'prompt=0': prompt='0' is not a whole"),
     ("one.csv", ["--design", "prompt=two"], 2, "prompt='two' is not a whole number of levels"),
