@@ -28,6 +28,7 @@ COMMANDS = (
     "position-bias",
     "length-bias",
     "judge-plan",
+    "variance",
     "arena",
     "noise",
     "gate",

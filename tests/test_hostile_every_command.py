@@ -175,6 +175,14 @@ INVOCATIONS: dict[str, tuple[Invocation, ...]] = {
             "judge",
         ),
     ),
+    "variance": (
+        _i(f"variance {{bad}} --facet item --facet run --model a --resamples 0 {JSON}", "long"),
+        _i(
+            f"variance {{bad}} --facet item --facet run --baseline a --candidate b "
+            f"--design item=60 --resamples 0 {JSON}",
+            "long",
+        ),
+    ),
     "arena": (_i(f"arena {{bad}} --seed 1 {JSON}", "battles", ".jsonl"),),
     "meta": (_i(f"meta {{bad}} --resamples 0 {JSON}", "reports"),),
     "monitor": (_i(f"monitor {{bad}} {JSON}", "monitor"),),

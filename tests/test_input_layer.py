@@ -1,5 +1,5 @@
 """The one input path of the commands that read rows: judge, agreement, position-bias,
-length-bias, judge-plan, arena, monitor and the results store.
+length-bias, judge-plan, variance, arena, monitor and the results store.
 
 Each class of hostile input is run through every command that reads such a file, on the
 command line: one line ``evalsig: error: FILE: ...`` naming the place and the fix, exit
@@ -37,6 +37,7 @@ COMMANDS = {
     "length-bias": [
         "--preference-column", "judge", "--length-a-column", "human", "--length-b-column", "human",
     ],
+    "variance": ["--facet", "judge", "--score", "human", "--resamples", "0"],
 }  # fmt: skip
 
 DEEP = "[" * 3000

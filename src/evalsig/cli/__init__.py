@@ -1,8 +1,8 @@
 """The evalsig command line: ``compare``, ``score``, ``pass-at-k``, ``gate``, ``register``,
 ``inspect``, ``plugins``, ``report``, ``power``, ``resolution``, ``monitor``,
 ``leaderboard``, ``noise``, ``arena``, ``judge``, ``agreement``, ``position-bias``,
-``length-bias``, ``judge-plan``, ``ingest``, ``store-info``, ``meta``, ``audit``,
-``audit-claim``, ``simulate``, ``demo``.
+``length-bias``, ``judge-plan``, ``variance``, ``ingest``, ``store-info``, ``meta``,
+``audit``, ``audit-claim``, ``simulate``, ``demo``.
 
 Exit codes, one scheme for every command (:data:`evalsig.cli.application.EXIT_CODES`): 0 success,
 1 gate FAIL / monitor baseline better, 2 usage error, 3 gate INCONCLUSIVE / monitor not yet
@@ -28,6 +28,7 @@ from evalsig.cli import (
     power,
     report,
     score,
+    variance,
 )
 from evalsig.cli.application import app, main
 
@@ -52,4 +53,5 @@ __all__ = [
     "power",
     "report",
     "score",
+    "variance",
 ]

@@ -105,7 +105,8 @@ def fit_components(
     Raises
     ------
     DataError
-        Fewer than 3 observations, a non-finite score, a term with one level or with as
+        Fewer than 3 observations, a non-finite score, scores all equal, terms whose levels
+        fit every score exactly (no residual left), a term with one level or with as
         many levels as observations (it is the residual), two terms that group the
         observations alike (neither is estimable apart from the other), or a crossed part
         beyond :data:`MAX_CROSSED_LEVELS`.
@@ -433,6 +434,11 @@ class _Design:
                 f"the scores hold {int((~np.isfinite(y)).sum())} NaN or infinite values; "
                 "drop or fill them before estimating variance components."
             )
+        if not np.ptp(y):
+            raise DataError(
+                f"every score is {float(y[0]):g}: there is no variance to split among the "
+                "facets; variance components need scores that differ."
+            )
         if not terms:
             raise DataError("variance components need at least one random term (a facet).")
         names = tuple(terms)
@@ -574,6 +580,12 @@ class _Design:
         solution = s_inv @ rhs
         r2 = float(yy - rhs @ solution)
         dof = self.n - 1
+        if not r2 > 0.0:  # y is in the span of the terms' levels: REML has no minimum
+            raise DataError(
+                f"the facets' levels fit all {self.n} scores exactly, leaving no residual "
+                "variance to estimate; add scores (more runs, or more cells of the facets) "
+                "or drop a facet."
+            )
         deviance = logdet + dof * (1.0 + math.log(2.0 * math.pi * r2 / dof))
         point = _Point(deviance, r2, float(solution[q]), float(s_inv[q, q]), np.zeros(0))
         if not slope:

@@ -1,0 +1,417 @@
+"""``evalsig variance FILE``: where a score's variance comes from (items, prompt templates,
+runs, judges ...), and the standard error and MDE of other designs (a decision study).
+
+The file is one long table, one score a row and a column per facet, read by
+:func:`evalsig.data.readers.records.read_records`. A score is a finite number: in a CSV or
+TSV table a cell that reads as one, in JSON a number or ``true``/``false`` (a JSON string
+``"1"`` is text, not a number). A facet label is text or a number; an empty, null or nested
+label, or a score that is not a finite number, is an error naming the line, never a level
+or a value read as something else. A model column holding several models is never pooled:
+choose one (``--model``), or two whose paired difference to decompose (``--baseline``,
+``--candidate``).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from evalsig.cli.application import EXIT_USAGE, command, data_errors, fail
+from evalsig.cli.options import ConfidenceLevel, Destination, ReadFiles, reads_files, writes_output
+from evalsig.cli.stdin import as_given, stdin_paths
+from evalsig.errors import DataError, examples
+
+if TYPE_CHECKING:
+    from evalsig.facets import VarianceSourcesResult
+
+__all__ = ["parse_design", "read_long_table", "variance_command"]
+
+Table = dict[str, list[Any]]
+"""A long table read: each facet's labels (text) and the scores (floats), by column."""
+
+MAX_SHOWN = 20
+"""The most model names a message lists."""
+
+_LARGEST_FLOAT = int(sys.float_info.max)
+_TABLE_SUFFIXES = (".csv", ".txt", ".tsv")
+"""The suffixes :func:`~evalsig.data.readers.records.read_records` reads as a table (its
+values are the cells' text); every other file it reads is JSON (values as parsed)."""
+
+
+@command(
+    "variance",
+    example="evalsig variance long.csv --facet item --facet prompt --facet run --score correct "
+    "--seed 0",
+)
+@reads_files(
+    "score_column",
+    "separator",
+    help={"score_column": "Score column, one score a row (default: score)."},
+)
+@writes_output
+def variance_command(
+    file: Annotated[
+        str,
+        typer.Argument(
+            help="A long table (CSV, TSV, JSON Lines, JSON; .gz too, or - for stdin): one "
+            "score a row, a column per facet."
+        ),
+    ],
+    facet: Annotated[
+        list[str],
+        typer.Option(
+            "--facet",
+            help="A facet column (repeat): item, prompt, run, judge ...; crossed or nested as "
+            "its labels say.",
+        ),
+    ],
+    model_column: Annotated[
+        str,
+        typer.Option(
+            "--model-column",
+            help="Column naming each row's model; a file without it holds one model.",
+        ),
+    ] = "model",
+    model: Annotated[
+        str | None, typer.Option(help="Decompose this model's score (its rows only).")
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            help="With --candidate: decompose the paired difference candidate - baseline."
+        ),
+    ] = None,
+    candidate: Annotated[
+        str | None, typer.Option(help="The model compared with --baseline, cell by cell.")
+    ] = None,
+    *,
+    read: ReadFiles,
+    resamples: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Parametric-bootstrap resamples of the components (each a REML fit): 0 (no "
+            "intervals) or at least 100.",
+        ),
+    ] = 200,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, help="Random seed (default: drawn, and recorded in the result)."),
+    ] = None,
+    confidence_level: ConfidenceLevel = 0.95,
+    design: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--design",
+            help="A design to project the SE (and MDE) to, as FACET=LEVELS,FACET=LEVELS "
+            "(repeat); a facet not named keeps its levels.",
+        ),
+    ] = None,
+    project: Annotated[
+        bool,
+        typer.Option(
+            "--project",
+            help="Project the SE (and MDE) to each facet at 0.5, 1, 2 and 4 times its levels.",
+        ),
+    ] = False,
+    alpha: Annotated[
+        float | None,
+        typer.Option(help="Level of the paired test of the MDE (default 0.05; a projection)."),
+    ] = None,
+    power: Annotated[
+        float | None,
+        typer.Option(help="Power of the paired test of the MDE (default 0.8; a projection)."),
+    ] = None,
+    destination: Destination,
+) -> None:
+    """Where a score's variance comes from: REML variance components of its facets
+    (items, prompts, runs, judges ...), each with its share of the squared standard error;
+    with --baseline and --candidate, those of the paired difference of two models.
+
+    With --project or --design, the decision study instead: the SE (and, for a paired
+    difference, the MDE at --alpha and --power) projected to other numbers of each facet's
+    levels, each with its interval over the components' bootstrap resamples.
+    """
+    score = read.score_column or "score"
+    facets = _check_columns(facet, score, model_column)
+    chosen = _chosen(model, baseline, candidate)
+    designs = [parse_design(text, facets) for text in design or []]
+    projecting = project or bool(designs)
+    limits = {"--alpha": (alpha, 0.5), "--power": (power, 1.0)}
+    for name, (value, high) in limits.items():
+        if value is not None and not projecting:
+            fail(f"{name} is for the decision study: add --project or --design.", EXIT_USAGE)
+        if value is not None and not 0.0 < value < high:
+            fail(
+                f"{name}: {value!r} is out of range; it must be above 0 and below {high}.",
+                EXIT_USAGE,
+            )
+    if 0 < resamples < 100:
+        fail(
+            f"--resamples: {resamples} is too few for a percentile interval; give at least "
+            "100, or 0 for no intervals.",
+            EXIT_USAGE,
+        )
+    drawn = resamples > 0 and seed is None
+    if drawn:  # drawn from the system's entropy and recorded, so a rerun can repeat it
+        import numpy as np
+
+        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
+    with data_errors(), stdin_paths([file]) as paths:
+        tables, notes = read_long_table(
+            paths[0],
+            facets=facets,
+            score_column=score,
+            model_column=model_column,
+            models=chosen,
+            separator=read.separator,
+        )
+        sources = _sources(tables, facets, score, resamples, confidence_level, seed)
+        if drawn:
+            notes.append(
+                f"seed {seed} drawn for the components' bootstrap resamples; --seed {seed} "
+                "repeats them"
+            )
+        result: Any = sources
+        if projecting:
+            from evalsig.facets import decision_study
+
+            result = decision_study(
+                sources,
+                designs=designs or None,
+                alpha=0.05 if alpha is None else alpha,
+                power=0.8 if power is None else power,
+            )
+            if resamples and not drawn:
+                notes.append(f"the components' bootstrap resamples drew on --seed {seed}")
+        from dataclasses import replace
+
+        result = replace(result, notes=(*notes, *result.notes))
+        title = "Decision study" if projecting else "Variance sources"
+        destination.emit(as_given(result.to_dict()), title=title)
+
+
+def _sources(
+    tables: list[Table],
+    facets: tuple[str, ...],
+    score: str,
+    resamples: int,
+    confidence_level: float,
+    seed: int | None,
+) -> VarianceSourcesResult:
+    """The components of one model's table, or of the paired difference tables[0] -
+    tables[1]."""
+    from evalsig.facets import variance_sources
+
+    return variance_sources(
+        tables[0],
+        facets=facets,
+        score_column=score,
+        baseline=tables[1] if len(tables) == 2 else None,
+        n_resamples=resamples,
+        confidence_level=confidence_level,
+        rng=seed,
+    )
+
+
+def _check_columns(facets: list[str], score: str, model_column: str) -> tuple[str, ...]:
+    """The facets, distinct and other than the score and the model column."""
+    repeated = sorted({name for name in facets if facets.count(name) > 1})
+    if repeated:
+        fail(f"--facet {repeated[0]!r} is given twice; name each facet column once.", EXIT_USAGE)
+    if score in facets:
+        fail(
+            f"--facet {score!r} is the score column (--score); name the facets and the score "
+            "with different columns.",
+            EXIT_USAGE,
+        )
+    if model_column in facets or model_column == score:
+        fail(
+            f"--model-column {model_column!r} is also a facet or the score column; the model "
+            "column names which model a row scores (give --model-column another column).",
+            EXIT_USAGE,
+        )
+    return tuple(facets)
+
+
+def _chosen(model: str | None, baseline: str | None, candidate: str | None) -> tuple[str, ...]:
+    """The models whose rows are read: none (the file holds one), one (--model), or the
+    candidate and the baseline of a paired difference."""
+    if model is not None and (baseline is not None or candidate is not None):
+        fail("give one model (--model) or two to compare (--baseline ...), not both.", EXIT_USAGE)
+    if (baseline is None) != (candidate is None):
+        fail(
+            "a paired difference needs both --baseline and --candidate (or --model for one "
+            "model's score).",
+            EXIT_USAGE,
+        )
+    if baseline is not None and candidate is not None:
+        if baseline == candidate:
+            fail(f"--baseline and --candidate are both {baseline!r}; name two models.", EXIT_USAGE)
+        return (candidate, baseline)
+    return () if model is None else (model,)
+
+
+def parse_design(text: str, facets: Sequence[str]) -> dict[str, int]:
+    """``"prompt=10,run=1"`` as ``{"prompt": 10, "run": 1}``; a facet not among ``facets``,
+    a facet named twice, or levels that are not a whole number of at least 1 is a usage
+    error (one line naming the text)."""
+    design: dict[str, int] = {}
+    for part in text.split(","):
+        name, equals, levels = (piece.strip() for piece in part.partition("="))
+        if not equals or not name:
+            fail(
+                f"--design {text!r}: {part.strip()!r} is not FACET=LEVELS; write e.g. "
+                f"--design {facets[-1]}=10.",
+                EXIT_USAGE,
+            )
+        if name not in facets:
+            fail(
+                f"--design {text!r}: {name!r} is not a facet (--facet): "
+                f"{', '.join(map(repr, facets))}.",
+                EXIT_USAGE,
+            )
+        if name in design:
+            fail(f"--design {text!r}: {name!r} is given twice; name each facet once.", EXIT_USAGE)
+        if not (levels.isascii() and levels.isdigit()) or int(levels) < 1:
+            fail(
+                f"--design {text!r}: {name}={levels!r} is not a whole number of levels of at "
+                "least 1.",
+                EXIT_USAGE,
+            )
+        design[name] = int(levels)
+    return design
+
+
+def read_long_table(
+    path: str,
+    *,
+    facets: Sequence[str],
+    score_column: str,
+    model_column: str,
+    models: Sequence[str] = (),
+    separator: str | None = None,
+) -> tuple[list[Table], list[str]]:
+    """The tables of ``models`` (in their order), or of the whole file when none is named,
+    and notes on the rows left out.
+
+    Without ``models``, a ``model_column`` holding several models is an error (their
+    scores would be pooled into one); with them, the file must have a model column and
+    rows of each.
+    """
+    from pathlib import Path
+
+    from evalsig.data.readers.records import read_records
+    from evalsig.data.readers.tabular import suffix
+
+    table = suffix(Path(path)).lower() in _TABLE_SUFFIXES
+    columns = [*facets, score_column]
+    tables: dict[str, Table] = {}
+    found: dict[str, None] = {}
+    first: bool | None = None  # whether the first row names its model
+    others = 0
+    rows = read_records(
+        path, columns=columns, fields=[model_column], separator=separator, what="scores"
+    )
+    for place, row in rows:
+        where = str(place)
+        named = model_column in row
+        if first is None:
+            first = named
+            if models and not named:
+                raise DataError(
+                    f"{path}: no column {model_column!r} names the models, so --model or "
+                    f"--baseline/--candidate cannot choose rows; its columns are "
+                    f"{examples(row, 12)}: name the model column with --model-column."
+                )
+        elif named != first:
+            raise DataError(
+                f"{where}: "
+                + ("has a field" if named else "has no field")
+                + f" {model_column!r}, but the first record "
+                + ("has none" if named else "has one")
+                + "; give every record its model (or none, for one model's table)."
+            )
+        name = _label(row[model_column], model_column, where, "model") if named else ""
+        if len(found) <= MAX_SHOWN:
+            found.setdefault(name)
+        if (models and name not in models) or (not models and len(found) > 1):
+            others += 1
+            continue
+        out = tables.setdefault(name, {column: [] for column in columns})
+        for column in facets:
+            out[column].append(_label(row[column], column, where, "facet"))
+        out[score_column].append(_score(row[score_column], score_column, where, table))
+    if not models and len(found) > 1:
+        raise _pooled(path, model_column, list(found))
+    missing = [name for name in models if name not in tables]
+    if missing:
+        raise DataError(
+            f"{path}: no rows of model {missing[0]!r} in column {model_column!r}; it holds "
+            f"{examples(found, 8)}."
+        )
+    notes = []
+    if others:
+        chosen = ", ".join(map(repr, models))
+        notes.append(f"{others:,} row(s) of models other than {chosen} left out")
+    return [tables[name] for name in models or list(tables)], notes
+
+
+def _pooled(path: str, column: str, names: list[str]) -> DataError:
+    more = " ..." if len(names) > MAX_SHOWN else ""
+    shown = ", ".join(map(repr, names[:MAX_SHOWN]))
+    return DataError(
+        f"{path}: column {column!r} holds several models ({shown}{more}); their scores would "
+        "be pooled into one. Choose one with --model NAME, or decompose the difference of "
+        "two with --baseline NAME --candidate NAME."
+    )
+
+
+def _label(value: Any, column: str, where: str, what: str) -> str:
+    """A facet's (or the model's) label as text: text that is not blank, or a finite
+    number (a whole float as an integer, so that ``1`` and ``1.0`` are one level)."""
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() else repr(value)
+    empty = value is None or isinstance(value, str)
+    why = "empty" if empty else f"{examples([value], 1)}, not a label"
+    raise DataError(
+        f"{where}: {what} column {column!r} is {why}; give every row a label (text or a "
+        "number) there, or drop the row."
+    )
+
+
+def _score(value: Any, column: str, where: str, table: bool) -> float:
+    """A score: a finite number (a table's cell that reads as one; in JSON a number or a
+    boolean)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int) and abs(value) <= _LARGEST_FLOAT:
+        return float(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, str) and table and "_" not in value:
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    if value is None or (isinstance(value, str) and not value.strip()):
+        fix = "every row needs its score: drop the rows without one"
+    elif isinstance(value, str) and not table:
+        fix = "write scores as JSON numbers (or true/false), not text"
+    else:
+        fix = "give a finite number (1 and 0 for correct or not), or drop the row"
+    raise DataError(
+        f"{where}: score column {column!r} is {examples([value], 1)}, not a finite number; {fix}."
+    )
