@@ -266,3 +266,63 @@ def test_each_refusal_is_one_line_naming_the_value(tmp_path: Path) -> None:
         assert err.count("\n") == 1, (name, args, err)
         assert err.startswith("evalsig: error: "), (name, args, err)
         assert fragment in err, (name, args, err)
+
+
+def test_a_leaderboard_and_a_budget_are_those_of_the_api(
+    tmp_path: Path, crossed: Callable[..., pd.DataFrame]
+) -> None:
+    """--object with the model column as a facet gives G and Phi; --cost with --budget or
+    --half-width and --max-levels gives the allocation decision_study finds."""
+    board = pd.concat(
+        _table(crossed, seed, items=10, prompts=3, runs=1).assign(model=f"m{seed}")
+        for seed in range(4)
+    ).drop(columns="run")
+    path = _write(board, tmp_path / "board.csv")
+    facets = ["model", "item", "prompt"]
+    arguments = [str(path), *(a for f in facets for a in ("--facet", f)), "--resamples", "0"]
+    arguments += ["--object", "model"]
+    sources = variance_sources(board, facets=facets, n_resamples=0)
+    document = _json(arguments)
+    assert document == _plain(decision_study(sources, object_of_measurement="model"))
+    assert document["designs"][0]["g"] is not None
+    budgeted = _json(
+        [
+            *arguments,
+            "--cost",
+            "model:item:prompt=0.5",
+            "--cost",
+            "prompt=4",
+            "--budget",
+            "200",
+            "--max-levels",
+            "item=40",
+        ]
+    )
+    expected = decision_study(
+        sources,
+        object_of_measurement="model",
+        costs={"model:item:prompt": 0.5, "prompt": 4},
+        budget=200,
+        max_levels={"item": 40},
+    )
+    assert budgeted == _plain(expected)
+    assert budgeted["allocation"]["cost"] <= 200
+    target = _json([*arguments, "--cost", "model:item:prompt=1", "--half-width", "0.8"])
+    assert target == _plain(
+        decision_study(
+            sources,
+            object_of_measurement="model",
+            costs={"model:item:prompt": 1.0},
+            half_width=0.8,
+        )
+    )
+    for bad, message in [
+        (["--cost", "item=-1", "--budget", "5"], "--cost 'item=-1' is not"),
+        (["--cost", "item:prompt=1", "--budget", "5", "--max-levels", "judge=3"], "not a facet"),
+        (["--cost", "item:judge=1", "--budget", "5"], "not a facet or a combination"),
+    ]:
+        code, _, err = _finish(_start([*arguments, *bad]))
+        lines = err.strip().splitlines()
+        assert code in (2, 4), err
+        assert len(lines) == 1, err
+        assert message in lines[0]

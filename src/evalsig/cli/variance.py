@@ -118,6 +118,43 @@ def variance_command(
             help="Project the SE (and MDE) to each facet at 0.5, 1, 2 and 4 times its levels.",
         ),
     ] = False,
+    object_of_measurement: Annotated[
+        str | None,
+        typer.Option(
+            "--object",
+            help="A facet whose levels are told apart, not averaged over (the model column, "
+            "also given as a --facet, on a leaderboard): the decision study gives G and Phi.",
+        ),
+    ] = None,
+    cost: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--cost",
+            help="Cost of each combination of levels of facets, as FACET:FACET=COST (repeat), "
+            "e.g. item:prompt:run=0.01 for a model call.",
+        ),
+    ] = None,
+    budget: Annotated[
+        float | None,
+        typer.Option(min=0.0, help="With --cost: the design of least error within this budget."),
+    ] = None,
+    half_width: Annotated[
+        float | None,
+        typer.Option(
+            "--half-width",
+            min=0.0,
+            help="With --cost: the cheapest design whose (1 - alpha) interval has at most "
+            "this half-width.",
+        ),
+    ] = None,
+    max_levels: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--max-levels",
+            help="The most levels the allocation may choose, as FACET=LEVELS (repeat), e.g. "
+            "item=12032.",
+        ),
+    ] = None,
     alpha: Annotated[
         float | None,
         typer.Option(help="Level of the paired test of the MDE (default 0.05; a projection)."),
@@ -134,13 +171,35 @@ def variance_command(
 
     With --project or --design, the decision study instead: the SE (and, for a paired
     difference, the MDE at --alpha and --power) projected to other numbers of each facet's
-    levels, each with its interval over the components' bootstrap resamples.
+    levels, each with its interval over the components' bootstrap resamples. With --object
+    (a leaderboard's model column, given as a facet too) each design's G and Phi; with
+    --cost and --budget or --half-width, the design that buys the most.
     """
     score = read.score_column or "score"
-    facets = _check_columns(facet, score, model_column)
+    board = object_of_measurement is not None and object_of_measurement == model_column
+    facets = _check_columns(facet, score, None if board else model_column)
     chosen = _chosen(model, baseline, candidate)
+    if board and chosen:
+        fail(
+            f"--object {model_column!r} tells the file's models apart: leave out --model, "
+            "--baseline and --candidate.",
+            EXIT_USAGE,
+        )
     designs = [parse_design(text, facets) for text in design or []]
-    projecting = project or bool(designs)
+    study: dict[str, Any] = {
+        "object_of_measurement": object_of_measurement,
+        "costs": _costs(cost or [], facets),
+        "budget": budget,
+        "half_width": half_width,
+        "max_levels": {
+            name: levels
+            for text in max_levels or []
+            for name, levels in parse_design(text, facets, option="--max-levels").items()
+        },
+    }
+    projecting = (
+        project or bool(designs) or any(value not in (None, (), {}) for value in study.values())
+    )
     limits = {"--alpha": (alpha, 0.5), "--power": (power, 1.0)}
     for name, (value, high) in limits.items():
         if value is not None and not projecting:
@@ -166,7 +225,7 @@ def variance_command(
             paths[0],
             facets=facets,
             score_column=score,
-            model_column=model_column,
+            model_column=None if board else model_column,
             models=chosen,
             separator=read.separator,
         )
@@ -185,6 +244,11 @@ def variance_command(
                 designs=designs or None,
                 alpha=0.05 if alpha is None else alpha,
                 power=0.8 if power is None else power,
+                object_of_measurement=study["object_of_measurement"],
+                costs=study["costs"] or None,
+                budget=study["budget"],
+                half_width=study["half_width"],
+                max_levels=study["max_levels"] or None,
             )
             if resamples and not drawn:
                 notes.append(f"the components' bootstrap resamples drew on --seed {seed}")
@@ -218,7 +282,7 @@ def _sources(
     )
 
 
-def _check_columns(facets: list[str], score: str, model_column: str) -> tuple[str, ...]:
+def _check_columns(facets: list[str], score: str, model_column: str | None) -> tuple[str, ...]:
     """The facets, distinct and other than the score and the model column."""
     repeated = sorted({name for name in facets if facets.count(name) > 1})
     if repeated:
@@ -229,7 +293,7 @@ def _check_columns(facets: list[str], score: str, model_column: str) -> tuple[st
             "with different columns.",
             EXIT_USAGE,
         )
-    if model_column in facets or model_column == score:
+    if model_column is not None and (model_column in facets or model_column == score):
         fail(
             f"--model-column {model_column!r} is also a facet or the score column; the model "
             "column names which model a row scores (give --model-column another column).",
@@ -256,7 +320,7 @@ def _chosen(model: str | None, baseline: str | None, candidate: str | None) -> t
     return () if model is None else (model,)
 
 
-def parse_design(text: str, facets: Sequence[str]) -> dict[str, int]:
+def parse_design(text: str, facets: Sequence[str], *, option: str = "--design") -> dict[str, int]:
     """``"prompt=10,run=1"`` as ``{"prompt": 10, "run": 1}``; a facet not among ``facets``,
     a facet named twice, or levels that are not a whole number of at least 1 is a usage
     error (one line naming the text)."""
@@ -265,21 +329,21 @@ def parse_design(text: str, facets: Sequence[str]) -> dict[str, int]:
         name, equals, levels = (piece.strip() for piece in part.partition("="))
         if not equals or not name:
             fail(
-                f"--design {text!r}: {part.strip()!r} is not FACET=LEVELS; write e.g. "
-                f"--design {facets[-1]}=10.",
+                f"{option} {text!r}: {part.strip()!r} is not FACET=LEVELS; write e.g. "
+                f"{option} {facets[-1]}=10.",
                 EXIT_USAGE,
             )
         if name not in facets:
             fail(
-                f"--design {text!r}: {name!r} is not a facet (--facet): "
+                f"{option} {text!r}: {name!r} is not a facet (--facet): "
                 f"{', '.join(map(repr, facets))}.",
                 EXIT_USAGE,
             )
         if name in design:
-            fail(f"--design {text!r}: {name!r} is given twice; name each facet once.", EXIT_USAGE)
+            fail(f"{option} {text!r}: {name!r} is given twice; name each facet once.", EXIT_USAGE)
         if not (levels.isascii() and levels.isdigit()) or int(levels) < 1:
             fail(
-                f"--design {text!r}: {name}={levels!r} is not a whole number of levels of at "
+                f"{option} {text!r}: {name}={levels!r} is not a whole number of levels of at "
                 "least 1.",
                 EXIT_USAGE,
             )
@@ -287,12 +351,32 @@ def parse_design(text: str, facets: Sequence[str]) -> dict[str, int]:
     return design
 
 
+def _costs(texts: list[str], facets: Sequence[str]) -> dict[str, float]:
+    """``--cost item:prompt=0.5`` as ``{"item:prompt": 0.5}`` (checked by the decision
+    study); a text that is not COMBINATION=COST is a usage error."""
+    costs: dict[str, float] = {}
+    for text in texts:
+        name, equals, value = (piece.strip() for piece in text.partition("="))
+        try:
+            number = float(value) if equals and name else math.nan
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number) or number < 0 or name in costs:
+            fail(
+                f"--cost {text!r} is not FACET:FACET=COST with a finite cost at least 0, "
+                f"each combination once; write e.g. --cost {':'.join(facets)}=0.01.",
+                EXIT_USAGE,
+            )
+        costs[name] = number
+    return costs
+
+
 def read_long_table(
     path: str,
     *,
     facets: Sequence[str],
     score_column: str,
-    model_column: str,
+    model_column: str | None,
     models: Sequence[str] = (),
     separator: str | None = None,
 ) -> tuple[list[Table], list[str]]:
@@ -301,8 +385,10 @@ def read_long_table(
 
     Without ``models``, a ``model_column`` holding several models is an error (their
     scores would be pooled into one); with them, the file must have a model column and
-    rows of each.
+    rows of each. ``model_column`` None reads every row as one table (a leaderboard whose
+    model column is a facet).
     """
+    model_field = model_column or ""
     from pathlib import Path
 
     from evalsig.data.readers.records import read_records
@@ -315,11 +401,15 @@ def read_long_table(
     first: bool | None = None  # whether the first row names its model
     others = 0
     rows = read_records(
-        path, columns=columns, fields=[model_column], separator=separator, what="scores"
+        path,
+        columns=columns,
+        fields=[model_column] if model_column else [],
+        separator=separator,
+        what="scores",
     )
     for place, row in rows:
         where = str(place)
-        named = model_column in row
+        named = model_column is not None and model_column in row
         if first is None:
             first = named
             if models and not named:
@@ -336,7 +426,7 @@ def read_long_table(
                 + ("has none" if named else "has one")
                 + "; give every record its model (or none, for one model's table)."
             )
-        name = _label(row[model_column], model_column, where, "model") if named else ""
+        name = _label(row[model_field], model_field, where, "model") if named else ""
         if len(found) <= MAX_SHOWN:
             found.setdefault(name)
         if (models and name not in models) or (not models and len(found) > 1):
@@ -347,7 +437,7 @@ def read_long_table(
             out[column].append(_label(row[column], column, where, "facet"))
         out[score_column].append(_score(row[score_column], score_column, where, table))
     if not models and len(found) > 1:
-        raise _pooled(path, model_column, list(found))
+        raise _pooled(path, model_field, list(found))
     missing = [name for name in models if name not in tables]
     if missing:
         raise DataError(
