@@ -43,6 +43,7 @@ from evalsig.inference.proportion import (
     check_prior,
     proportion_bounds,
 )
+from evalsig.inference.stratified import Weights, stratified_mean
 from evalsig.result import Result
 
 __all__ = ["FEW_ITEMS", "WILSON_FROM", "ScoreMethod", "ScoreResult", "VarianceComponents", "score"]
@@ -58,9 +59,12 @@ ScoreMethod = Literal[
     "t",
     "bootstrap",
     "cluster",
+    "stratified",
+    "macro",
 ]
 """``score(method=...)``: "auto", an interval for a proportion (one run of 0/1 scores),
-the t interval on per-item means, the bootstrap over items, or cluster-robust CR2."""
+the t interval on per-item means, the bootstrap over items, cluster-robust CR2, or the
+stratified mean (items' weights) or macro average (strata weighted equally) over strata."""
 
 PROPORTION_METHODS: tuple[ProportionMethod, ...] = tuple(
     method for method in get_args(ProportionMethod) if method in get_args(ScoreMethod)
@@ -163,6 +167,8 @@ class ScoreResult(Result):
     variance: VarianceComponents | None
     """With several runs per item: between-item and run-to-run variance; else None."""
     n_resamples: int | None
+    n_strata: int | None = None
+    """Strata the items fall in (``strata=``), or None."""
     seed: int | None = None
     """The seed of the bootstrap's draws (``rng=seed`` reproduces it); None when nothing was
     drawn at random, or ``rng`` was a Generator."""
@@ -221,6 +227,7 @@ class ScoreResult(Result):
             "n_items": self.n_items,
             "n_runs": self.n_runs,
             "n_clusters": self.n_clusters,
+            "n_strata": self.n_strata,
             "n_correct": self.n_correct,
             "prior": None if self.prior is None else {"a": self.prior[0], "b": self.prior[1]},
             "variance": variance,
@@ -265,6 +272,7 @@ class ScoreResult(Result):
                 "n_items": np.array([self.n_items], dtype=np.int64),
                 "n_runs": np.array([self.n_runs], dtype=np.int64),
                 "n_clusters": Nullable([self.n_clusters], "Int64"),
+                "n_strata": Nullable([self.n_strata], "Int64"),
                 "n_correct": Nullable([self.n_correct], "Int64"),
                 **components,
             }
@@ -282,6 +290,7 @@ def score(
     method: ScoreMethod = "auto",
     confidence_level: float = 0.95,
     cluster: Any = None,
+    strata: Any = None,
     prior: tuple[float, float] | None = None,
     n_resamples: int = 10_000,
     rng: np.random.Generator | int | None = None,
@@ -302,12 +311,19 @@ def score(
         below; several runs or continuous scores -> t interval on per-item means. The
         intervals of a proportion (:mod:`evalsig.inference.proportion`) need one run of 0/1
         scores; "bootstrap" resamples items (BCa; at least 50 items, else the t interval
-        is used and the reason says so); "cluster" needs cluster labels.
+        is used and the reason says so); "cluster" needs cluster labels; with strata,
+        "auto" is "stratified" (:mod:`evalsig.inference.stratified`: the plain mean, the
+        variance between strata out of its SE) and "macro" the mean of the strata's means.
     confidence_level : float
     cluster : str, sequence or mapping, optional
         Cluster of each item (subject, passage, source): a column name for a file or
         DataFrame, a sequence in item order, or a mapping ``item_id -> label``. Methods
-        other than "cluster" ignore it, and a note says so.
+        other than "cluster" ignore it, and a note says so. Clusters are groups sampled
+        from a larger set (passages, templates, source documents).
+    strata : str, sequence or mapping, optional
+        Stratum of each item, in the forms ``cluster`` takes: fixed groups that make up
+        the population of interest (an exam's subjects, a suite's subtasks). Not with
+        ``cluster``.
     prior : (a, b), optional
         The Beta(a, b) prior of ``method="bayes"`` (Beta(1, 1) when not given).
     n_resamples : int
@@ -365,17 +381,28 @@ def score(
     """
     level = check_confidence_level(confidence_level)
     chosen_method = _check_method(method)
-    table = _load(data, cluster)
-    codes = _cluster_codes(table, cluster)
+    if strata is not None and cluster is not None:
+        raise DataError(
+            "give `cluster` or `strata`, not both: strata are fixed groups that make up the "
+            "population (subjects), clusters groups sampled from a larger set (passages)."
+        )
+    grouping = cluster if strata is None else strata
+    table = _load(data, grouping)
+    codes = _cluster_codes(table, grouping)
+    strata_codes, codes = (codes, None) if strata is not None else (None, codes)
     n_clusters = None if codes is None else int(codes.max()) + 1
+    n_strata = None if strata_codes is None else int(strata_codes.max()) + 1
     single_binary = table.binary and table.n_runs == 1 and not table.ragged
     n_correct = _count_correct(table) if single_binary else None
-    chosen, reason = _choose(table, chosen_method, n_clusters, single_binary)
-    notes = _input_notes(table, codes is not None, chosen)
+    chosen, reason = _choose(table, chosen_method, n_clusters, single_binary, n_strata)
+    notes = _input_notes(table, codes is not None, chosen, n_strata is not None)
     if chosen == "bootstrap" and table.n_items < MIN_BOOTSTRAP_ITEMS:
         chosen, reason = "t", _too_few_for_bootstrap(table.n_items)
     prior_used = check_prior(prior, chosen) if chosen == "bayes" or prior is not None else None
-    interval = _fit(table, chosen, codes, n_correct, prior_used, n_resamples, rng)
+    if chosen in ("stratified", "macro"):
+        interval = _stratified(table.means, strata_codes, chosen)
+    else:
+        interval = _fit(table, chosen, codes, n_correct, prior_used, n_resamples, rng)
     return _result(
         table,
         interval,
@@ -384,12 +411,15 @@ def score(
         reason=reason,
         notes=notes,
         n_clusters=n_clusters,
+        n_strata=n_strata,
         n_correct=n_correct,
         prior=prior_used,
     )
 
 
-def _input_notes(table: ScoreTable, clustered: bool, chosen: str) -> list[str]:
+def _input_notes(
+    table: ScoreTable, clustered: bool, chosen: str, stratified: bool = False
+) -> list[str]:
     """The table's notes, and what the chosen method makes of ragged runs and clusters."""
     notes = list(table.notes)
     if table.ragged:
@@ -401,6 +431,11 @@ def _input_notes(table: ScoreTable, clustered: bool, chosen: str) -> list[str]:
         notes.append(
             f"cluster labels were given but method={chosen!r} ignores them: its interval "
             "treats items as independent (use method='cluster')."
+        )
+    if stratified and chosen not in ("stratified", "macro"):
+        notes.append(
+            f"strata were given but method={chosen!r} ignores them: its interval counts the "
+            "variance between strata (use method='stratified')."
         )
     return notes
 
@@ -451,6 +486,7 @@ def _result(
     n_clusters: int | None,
     n_correct: int | None,
     prior: tuple[float, float] | None,
+    n_strata: int | None = None,
 ) -> ScoreResult:
     """The result: the interval clipped to [0, 1] for bounded scores, with every note."""
     unit = table.binary or _in_unit_interval(table.means)
@@ -474,6 +510,7 @@ def _result(
         n_items=table.n_items,
         n_runs=table.n_runs,
         n_clusters=n_clusters,
+        n_strata=n_strata,
         n_correct=n_correct,
         prior=prior if chosen == "bayes" else None,
         variance=variance,
@@ -510,11 +547,20 @@ def _check_method(method: object) -> str:
 
 
 def _choose(
-    table: ScoreTable, method: str, n_clusters: int | None, single_binary: bool
+    table: ScoreTable,
+    method: str,
+    n_clusters: int | None,
+    single_binary: bool,
+    n_strata: int | None = None,
 ) -> tuple[str, str]:
     if method != "auto":
         return method, "requested"
     n = table.n_items
+    if n_strata is not None:
+        return "stratified", (
+            f"items fall in {n_strata} strata: stratified mean of per-item means, the "
+            "variance between strata out of its standard error (Satterthwaite df)"
+        )
     if n_clusters is not None:
         return "cluster", (
             f"items are grouped in {n_clusters} clusters: cluster-robust standard error "
@@ -676,6 +722,46 @@ def _bootstrap(
             "null); pass an integer seed to make the result reproducible."
         )
     return _of_core(result, notes, n_resamples=resamples, seed=seed)
+
+
+def _stratified(means: np.ndarray, codes: np.ndarray | None, chosen: str) -> _Interval:
+    """The stratified mean (items' weights) or macro average (strata weighted equally) of
+    per-item means, with the t interval on Satterthwaite's df."""
+    if codes is None:
+        raise DataError(
+            f"method={chosen!r} needs strata: pass strata= (a column name, one label per "
+            "item, or a mapping item_id -> label)."
+        )
+    weights: Weights = "equal" if chosen == "macro" else "proportional"
+    m = stratified_mean(np.asarray(means, dtype=np.float64), codes, weights=weights)
+    other = stratified_mean(
+        np.asarray(means, dtype=np.float64),
+        codes,
+        weights="proportional" if chosen == "macro" else "equal",
+    )
+    sizes = m.sizes
+    notes = (
+        f"{sizes.size} strata (sizes {int(sizes.min()):,} to {int(sizes.max()):,}), "
+        f"{weights} weights: SE {m.se:.4g} against {m.plain_se:.4g} unstratified, on "
+        f"{m.df:.4g} df (Satterthwaite).",
+        (
+            "the stratified mean (items' weights) is "
+            if chosen == "macro"
+            else "the macro average (each stratum's mean weighted equally) is "
+        )
+        + f"{other.estimate:.4g}, SE {other.se:.4g}: method="
+        + ("'stratified'" if chosen == "macro" else "'macro'")
+        + " gives it.",
+    )
+    estimate, se, df = m.estimate, m.se, m.df
+    return _Interval(
+        method=chosen,
+        estimate=estimate,
+        se=se,
+        df=df,
+        bounds=lambda level: t_interval(estimate, se, df, level, "two-sided"),
+        notes=notes,
+    )
 
 
 def _clustered(means: np.ndarray, codes: np.ndarray) -> _Interval:

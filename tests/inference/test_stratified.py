@@ -7,9 +7,15 @@ grouping column can describe (fixed strata, sampled clusters).
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -192,3 +198,70 @@ def _print_table() -> None:
 
 if __name__ == "__main__":
     _print_table()
+
+
+@pytest.mark.parametrize("method", ["stratified", "macro"])
+def test_score_with_strata_equals_the_hand_computation(method: str) -> None:
+    from evalsig import score
+
+    _, cand, strata = _scores(4)
+    result = score(cand, strata=strata, method=method)
+    estimate, se, df = _by_hand(list(cand), strata, equal=method == "macro")
+    assert result.estimate == pytest.approx(estimate, rel=1e-12)
+    assert result.se == pytest.approx(se, rel=1e-12)
+    assert result.df == pytest.approx(df, rel=1e-12)
+    q = stats.t.ppf(0.975, df)
+    assert result.ci.low == pytest.approx(max(0.0, estimate - q * se), rel=1e-10)
+    assert result.n_strata == 5
+    assert result.to_dict()["n_strata"] == 5
+    assert score(cand, strata=strata).method == "stratified"  # auto, with strata
+
+
+def test_score_refusals_and_notes() -> None:
+    from evalsig import score
+
+    _, cand, strata = _scores(5)
+    with pytest.raises(DataError, match="not both"):
+        score(cand, strata=strata, cluster=strata)
+    with pytest.raises(DataError, match="needs strata"):
+        score(cand, method="macro")
+    assert any("strata were given but" in n for n in score(cand, strata=strata, method="t").notes)
+
+
+def test_the_command_line_reads_strata_from_a_column(tmp_path: Path) -> None:
+    """``compare --strata`` and ``score --strata`` in a subprocess equal the API on the
+    same rows; --strata with --cluster is a usage error."""
+    from evalsig import score
+
+    base, cand, strata = _scores(6)
+    for name, values in (("base", base), ("cand", cand)):
+        pd.DataFrame(
+            {"item": [f"q{i}" for i in range(300)], "score": values, "subject": strata}
+        ).to_csv(tmp_path / f"{name}.csv", index=False)
+    common = ["--id", "item", "--score", "score", "--strata", "subject", "--format", "json"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "evalsig", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+
+    compared = run("compare", str(tmp_path / "base.csv"), str(tmp_path / "cand.csv"), *common)
+    assert compared.returncode == 0, compared.stderr
+    document = json.loads(compared.stdout)
+    api = compare(base, cand, strata=strata)
+    assert document["estimate"] == pytest.approx(api.estimate, rel=1e-12)
+    assert document["se"] == pytest.approx(api.se, rel=1e-12)
+    assert document["n_strata"] == 5
+    scored = run("score", str(tmp_path / "cand.csv"), *common, "--method", "macro")
+    assert scored.returncode == 0, scored.stderr
+    expected = score(cand, strata=strata, method="macro")
+    assert json.loads(scored.stdout)["estimate"] == pytest.approx(expected.estimate, rel=1e-12)
+    both = run("score", str(tmp_path / "cand.csv"), *common, "--cluster", "subject")
+    assert both.returncode == 2
+    assert "not both" in both.stderr

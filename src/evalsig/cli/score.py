@@ -35,6 +35,8 @@ Method = Literal[
     "t",
     "bootstrap",
     "cluster",
+    "stratified",
+    "macro",
 ]
 
 
@@ -64,7 +66,8 @@ def score_command(
         typer.Option(
             help="Interval; auto picks by data shape (Clopper-Pearson below 1,000 items of "
             "one 0/1 run, Wilson from there; t on per-item means for runs or continuous "
-            "scores; CR2 with --cluster)."
+            "scores; CR2 with --cluster; stratified with --strata, or macro: the mean of the "
+            "strata's means)."
         ),
     ] = "auto",
     confidence_level: IntervalLevel = 0.95,
@@ -80,25 +83,42 @@ def score_command(
         int, typer.Option(min=100, help="Resamples for --method bootstrap.")
     ] = 10_000,
     seed: Annotated[int | None, typer.Option(min=0, help="Random seed (bootstrap).")] = None,
+    strata: Annotated[
+        str | None,
+        typer.Option(
+            "--strata",
+            help="Stratum column: fixed groups that make up the population (subjects, "
+            "subtasks); the stratified mean's interval. Not with --cluster.",
+        ),
+    ] = None,
     *,
     destination: Destination,
 ) -> None:
     """Each model's mean score with a confidence interval that covers honestly."""
+    from dataclasses import replace
+
     from evalsig.data import load_tasks
     from evalsig.score import score
 
+    if strata is not None and read.cluster_column is not None:
+        raise typer.BadParameter(
+            "give --cluster or --strata, not both: strata are fixed groups that make up the "
+            "population (subjects), clusters groups sampled from a larger set (passages)."
+        )
+    keywords = read.keywords() | ({"cluster_column": strata} if strata else {})
     with data_errors(), stdin_paths(paths, read.input_format) as read_paths:
         results = [
             score(
-                table,
+                replace(table, clusters=None) if strata else table,
                 method=method,
                 confidence_level=confidence_level,
+                strata=table.clusters if strata else None,
                 prior=prior,
                 n_resamples=resamples,
                 rng=seed,
             ).to_dict()
             for path in read_paths
-            for table in load_tasks(path, **read.keywords()).values()
+            for table in load_tasks(path, **keywords).values()
         ]
     _render(results, destination)
 
