@@ -7,6 +7,7 @@ CLI may order them for its help)."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any, get_args
 
 import pytest
@@ -31,7 +32,8 @@ import evalsig.score
 import evalsig.sequential._input
 
 PAIRS: dict[str, tuple[Any, Any]] = {
-    "score --method": (evalsig.cli.score.Method, evalsig.score.ScoreMethod),
+    # the module itself: ``evalsig.score`` may name the function (``from evalsig import score``)
+    "score --method": (evalsig.cli.score.Method, sys.modules["evalsig.score"].ScoreMethod),
     "meta --method": (evalsig.cli.meta.MethodOption, evalsig.meta._validate.Method),
     "meta --test": (evalsig.cli.meta.TestOption, evalsig.meta._validate.Test),
     "meta --scale": (evalsig.cli.meta.ScaleOption, evalsig.meta.reports.Scale),

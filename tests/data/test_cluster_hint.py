@@ -36,7 +36,7 @@ def test_dataframes_get_the_note_once_with_the_count_and_the_fix() -> None:
     (note,) = _hints(evalsig.compare(base, cand))
     assert note.startswith("column(s) 'Subject' (4 values) group the items")
     assert "'Subject' (4 groups of about 10 items) looks like clusters" in note
-    assert "compare --strata Subject (strata='Subject')" in note
+    assert "--strata Subject (strata='Subject')" in note
     assert "36% false positives at alpha 0.05" in note
     assert note.endswith(
         "Pass --cluster Subject (cluster='Subject') unless the items are independent."

@@ -79,6 +79,14 @@ def leaderboard_command(
     ] = None,
     scheduler: Scheduler = None,
     workers: Workers = None,
+    strata: Annotated[
+        str | None,
+        typer.Option(
+            "--strata",
+            help="Stratum column: fixed groups that make up the population (subjects, "
+            "categories); stratified tests and intervals. Not with --cluster.",
+        ),
+    ] = None,
     destination: Destination,
     lock_timeout: LockTimeout = DEFAULT_LOCK_TIMEOUT,
 ) -> None:
@@ -86,7 +94,12 @@ def leaderboard_command(
     from evalsig.distributed import executor_for
     from evalsig.leaderboard import leaderboard, leaderboard_tasks
 
-    keywords = read.keywords()
+    if strata is not None and read.cluster_column is not None:
+        raise typer.BadParameter(
+            "give --cluster or --strata, not both: strata are fixed groups that make up the "
+            "population (subjects), clusters groups sampled from a larger set (passages)."
+        )
+    keywords = read.keywords() | ({"cluster_column": strata} if strata else {})
     with (
         data_errors(),
         stdin_paths([] if source is None else [source], read.input_format) as paths,
@@ -111,11 +124,18 @@ def leaderboard_command(
         if len(tasks) == 1:
             ((name, scores),) = tasks.items()
             result: Any = leaderboard(
-                scores, task=name or None, n_resamples=resamples, rng=seed, **common
+                scores,
+                task=name or None,
+                n_resamples=resamples,
+                rng=seed,
+                strata=True if strata else None,
+                **common,
             )
         else:
             if resamples:
                 raise DataError("--resamples applies to one task; drop it or give one --task.")
+            if strata:
+                raise DataError("--strata applies to one task; drop it or give one --task.")
             result = leaderboard_tasks(tasks, **common)
         document = as_given(result.to_dict())  # standard input named "-", not its file
     destination.emit(document, title="Leaderboard")

@@ -31,6 +31,7 @@ from evalsig.inference._cr2 import cr2
 from evalsig.inference._exact import LIMIT, gram, row_sums, times_counts
 from evalsig.inference._mcnemar import CORRECTED_BELOW, mcnemar_z
 from evalsig.inference._ttest import ADJUSTED_BELOW
+from evalsig.inference.stratified import stratified_from_sums
 
 __all__ = [
     "CORRECTED_BELOW",
@@ -318,23 +319,32 @@ def pair_tests(
     binary: bool,
     clustered: bool,
     shapes: tuple[np.ndarray, np.ndarray] | None = None,
+    stratified: bool = False,
 ) -> PairTests:
     """Two-sided paired tests of every pair, as :func:`evalsig.compare` would choose them.
 
     Clusters: CR2 (Bell-McCaffrey) standard error of the mean difference on Satterthwaite
-    df. One run of 0/1 scores: McNemar (the z-test with continuity correction 1/2 below 25
-    discordant items, else the uncorrected z). Otherwise the paired t-test on per-item
-    (mean) differences; with ``shapes`` (:func:`model_shapes`), a pair of which a model has
-    several runs, both in [0, 1], on fewer than 1,000 items takes compare's Agresti-Min
-    pseudo-items (:func:`_adjusted_t`). Without ``shapes`` (run counts unknown) every such
-    pair takes the plain t.
+    df. ``stratified``: the G groups are strata; the stratified t-test with proportional
+    weights (:mod:`evalsig.inference.stratified`). One run of 0/1 scores: McNemar (the
+    z-test with continuity correction 1/2 below 25 discordant items, else the uncorrected
+    z). Otherwise the paired t-test on per-item (mean) differences; with ``shapes``
+    (:func:`model_shapes`), a pair of which a model has several runs, both in [0, 1], on
+    fewer than 1,000 items takes compare's Agresti-Min pseudo-items (:func:`_adjusted_t`).
+    Without ``shapes`` (run counts unknown) every such pair takes the plain t.
     """
     total = sums.sum(axis=0)
     s = _pair_counts(total, b, c)
     n, mean = s["n"], s["mean"]
     n_adjusted = 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        if clustered and len(sums) >= 2:
+        if stratified:
+            n_g, t_g, s2_g = _cluster_parts(sums, b, c)
+            mean, se, df = stratified_from_sums(n_g, t_g, s2_g, weights="proportional")
+            t = mean / se
+            p = 2 * special.stdtr(df, -np.abs(t))  # t.sf(|t|, df)
+            p = np.where(se > 0, p, np.where(np.abs(mean) > 0, np.nan, 1.0))
+            method = "stratified"
+        elif clustered and len(sums) >= 2:
             n_g, t_g, _ = _cluster_parts(sums, b, c)
             se, df = cr2(n_g.T, (t_g - n_g * mean).T)  # a pair absent from a cluster: n_g 0
             t = mean / se

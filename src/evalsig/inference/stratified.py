@@ -37,7 +37,14 @@ from evalsig.inference._common import (
     t_pvalue,
 )
 
-__all__ = ["StratifiedMean", "Weights", "stratified_mean", "stratified_t_core"]
+__all__ = [
+    "StratifiedMean",
+    "Weights",
+    "check_strata",
+    "stratified_from_sums",
+    "stratified_mean",
+    "stratified_t_core",
+]
 
 Weights = Literal["proportional", "equal"]
 
@@ -77,7 +84,30 @@ def stratified_mean(
     y = np.asarray(values, dtype=np.float64)
     codes = np.asarray(codes)
     strata = int(codes.max()) + 1
-    sizes = np.bincount(codes, minlength=strata)
+    sizes = np.bincount(codes, minlength=strata).astype(np.float64)
+    check_strata(sizes, labels)
+    totals = np.bincount(codes, weights=y, minlength=strata)
+    squares = np.bincount(codes, weights=y * y, minlength=strata)
+    means = totals / sizes
+    estimate, se, df = stratified_from_sums(
+        sizes[:, None], totals[:, None], squares[:, None], weights=weights
+    )
+    n = y.size
+    plain = float(np.sqrt(((y - y.mean()) ** 2).sum() / (n - 1) / n))
+    w = sizes / sizes.sum() if weights == "proportional" else np.full(strata, 1.0 / strata)
+    return StratifiedMean(
+        estimate=float(estimate[0]),
+        se=float(se[0]),
+        df=float(df[0]),
+        weights=w,
+        sizes=sizes.astype(np.int64),
+        means=means,
+        plain_se=plain,
+    )
+
+
+def check_strata(sizes: np.ndarray, labels: np.ndarray | None = None) -> None:
+    """At least 2 strata, each of at least 2 items (a stratum's variance needs 2)."""
     small = np.flatnonzero(sizes < 2)
     if small.size:
         name = repr(labels[small[0]]) if labels is not None else f"number {small[0]}"
@@ -85,26 +115,29 @@ def stratified_mean(
             f"stratum {name} has {int(sizes[small[0]])} item(s): a stratum's variance needs "
             "at least 2; merge it with a neighbouring stratum, or leave strata out."
         )
-    if strata < 2:
+    if sizes.size < 2:
         raise DataError("strata need at least 2 strata; with one, leave strata out.")
-    means = np.bincount(codes, weights=y, minlength=strata) / sizes
-    centred = y - means[codes]
-    variances = np.bincount(codes, weights=centred * centred, minlength=strata) / (sizes - 1)
-    w = sizes / sizes.sum() if weights == "proportional" else np.full(strata, 1.0 / strata)
+
+
+def stratified_from_sums(
+    sizes: np.ndarray, totals: np.ndarray, squares: np.ndarray, *, weights: Weights
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The stratified mean, SE and Satterthwaite df of the module's docstring, for many
+    series at once, from each stratum's item count :math:`n_h`, total :math:`\sum y` and
+    sum of squares :math:`\sum y^2` (each ``(H, P)``: strata by series; every stratum
+    at least 2 items). Returns three ``(P,)`` arrays."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = totals / sizes
+        variances = np.maximum(squares - totals * means, 0.0) / (sizes - 1)
+    if weights == "proportional":
+        w = sizes / sizes.sum(axis=0)
+    else:
+        w = np.full(sizes.shape, 1.0 / sizes.shape[0])
     parts = w * w * variances / sizes
-    variance = float(parts.sum())
-    df = variance**2 / float((parts * parts / (sizes - 1)).sum()) if variance > 0 else math.nan
-    n = y.size
-    plain = float(np.sqrt(((y - y.mean()) ** 2).sum() / (n - 1) / n))
-    return StratifiedMean(
-        estimate=float(w @ means),
-        se=math.sqrt(variance),
-        df=df,
-        weights=w,
-        sizes=sizes,
-        means=means,
-        plain_se=plain,
-    )
+    variance = parts.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = np.where(variance > 0, variance**2 / (parts * parts / (sizes - 1)).sum(axis=0), np.nan)
+    return (w * means).sum(axis=0), np.sqrt(variance), df
 
 
 def stratified_t_core(

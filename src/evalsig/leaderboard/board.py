@@ -19,6 +19,7 @@ from evalsig.inference._ttest import ADJUSTED_BELOW
 from evalsig.inference.allpairs import PairTests, model_means, model_shapes, pair_tests
 from evalsig.inference.multiplicity import adjust
 from evalsig.inference.ranking import rank_intervals, tie_groups
+from evalsig.inference.stratified import check_strata
 from evalsig.leaderboard.intervals import ScoreIntervals, score_intervals
 from evalsig.power._common import check_alpha, check_power, z_alpha, z_power
 from evalsig.result import Result
@@ -269,6 +270,7 @@ def leaderboard(
     on_missing: OnMissing = "error",
     on_mismatch: OnMismatch = "error",
     executor: Any = None,
+    strata: str | bool | None = None,
     **keywords: Unpack[ReaderKeywordsExceptTask],
 ) -> Leaderboard:
     """Rank models on one task with every pairwise paired test, tie groups and rank intervals.
@@ -304,6 +306,13 @@ def leaderboard(
         models: an error, drop them for every model, or compare them anyway.
     executor : evalsig.distributed.Executor, optional
         Runs the pairwise sums and the bootstrap on a Dask cluster, with identical results.
+    strata : str or True, optional
+        A column whose groups are strata (fixed groups that make up the population of
+        interest: an exam's subjects), read as ``cluster_column`` is; True reads the groups
+        the data carry (a :class:`ModelScores`' cluster codes, or ``cluster_column``) as
+        strata. Every pair is then tested by the stratified t-test and every score has its
+        stratified interval (:mod:`evalsig.inference.stratified`); the bootstrap, if any,
+        resamples items.
     **keywords
         The fields of :class:`~evalsig.data.ReadOptions` but ``task`` (which here names
         the task) as keywords, a shorthand for ``read`` (``cluster_column="subject"``). A
@@ -345,17 +354,30 @@ def leaderboard(
         raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
     seed = _seed_sequence(rng)
     options = read_options(read, **keywords)
+    if isinstance(strata, str):
+        if options.cluster_column is not None:
+            raise DataError(
+                "give `cluster_column` or `strata`, not both: strata are fixed groups that "
+                "make up the population (subjects), clusters groups sampled from a larger "
+                "set (passages)."
+            )
+        options = replace(options, cluster_column=strata)
     scores = _models(data, task, model_column, options, on_missing, on_mismatch)
+    stratified = strata is not None and strata is not False
+    notes = list(scores.notes)
+    if stratified:
+        scores = _as_strata(scores, notes)
     run = executor or local()
     sums = run.pair_sums(scores.scores, scores.cluster_codes)
-    notes = list(scores.notes)
-    boot, recorded = _bootstrap_ranks(run, scores, n_resamples, seed, level, notes)
+    resampled = replace(scores, cluster_codes=None, cluster_labels=None) if stratified else scores
+    boot, recorded = _bootstrap_ranks(run, resampled, n_resamples, seed, level, notes)
     board = leaderboard_from_sums(
         sums,
         names=scores.names,
         n_input=scores.input_counts,
         binary=scores.binary,
-        clustered=scores.cluster_codes is not None,
+        clustered=scores.cluster_codes is not None and not stratified,
+        stratified=stratified,
         correction=correction,
         alpha=alpha,
         power=power,
@@ -394,6 +416,26 @@ def _models(
         )
     )
     check_clusters(scores, task)
+    return scores
+
+
+def _as_strata(scores: ModelScores, notes: list[str]) -> ModelScores:
+    """The scores with their groups checked as strata (each of at least 2 items), and a
+    note on what strata estimate and what clusters would."""
+    if scores.cluster_codes is None:
+        raise DataError(
+            "strata=True reads the groups the data carry as strata, but the scores have "
+            "none: name the stratum column (strata='category')."
+        )
+    sizes = np.bincount(scores.cluster_codes).astype(np.float64)
+    check_strata(sizes, scores.cluster_labels)
+    notes.append(
+        f"{sizes.size} strata (sizes {int(sizes.min()):,} to {int(sizes.max()):,}): each "
+        "pair's standard error leaves out the variance between strata, as they make up the "
+        "population; read as clusters (groups sampled from a larger set) they would give "
+        "cluster-robust CR2 over "
+        f"{sizes.size} clusters, wider, and without them items are independent"
+    )
     return scores
 
 
@@ -449,15 +491,19 @@ def leaderboard_from_sums(
     boot: np.ndarray | None = None,
     seed: int | None = None,
     shapes: tuple[np.ndarray, np.ndarray] | None = None,
+    stratified: bool = False,
 ) -> Leaderboard:
-    """Assemble a :class:`Leaderboard` from the ``(G, 4, M, M)`` pairwise sums.
+    """Assemble a :class:`Leaderboard` from the ``(G, 4, M, M)`` pairwise sums (over
+    clusters, strata with ``stratified``, or blocks of independent items).
 
     Each model's score is ``xm[a, a] / n[a, a]`` and its items compared ``n[a, a]``, summed
     over clusters; every pair is tested by
     :func:`evalsig.inference.allpairs.pair_tests`.
     """
     a_idx, b_idx = np.triu_indices(len(names), 1)
-    tests = pair_tests(sums, b_idx, a_idx, binary=binary, clustered=clustered, shapes=shapes)
+    tests = pair_tests(
+        sums, b_idx, a_idx, binary=binary, clustered=clustered, shapes=shapes, stratified=stratified
+    )
     if 0 < tests.n_adjusted < len(a_idx):
         notes = (
             *notes,
@@ -467,7 +513,11 @@ def leaderboard_from_sums(
         )
     total = sums[0] if len(sums) == 1 else sums.sum(axis=0)
     intervals = score_intervals(
-        sums, binary=binary, clustered=clustered, confidence_level=confidence_level
+        sums,
+        binary=binary,
+        clustered=clustered,
+        confidence_level=confidence_level,
+        stratified=stratified,
     )
     return leaderboard_from_tests(
         names=names,
@@ -476,7 +526,7 @@ def leaderboard_from_sums(
         n_items=np.rint(np.diagonal(total[0])).astype(np.int64),
         n_input=n_input,
         tests=tests,
-        binary=binary and not clustered,
+        binary=binary and not clustered and not stratified,
         correction=correction,
         alpha=alpha,
         power=power,

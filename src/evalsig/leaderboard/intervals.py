@@ -21,6 +21,7 @@ from scipy import special
 
 from evalsig.inference._cr2 import cr2
 from evalsig.inference.proportion import ProportionMethod, proportion_bounds
+from evalsig.inference.stratified import stratified_from_sums
 
 __all__ = ["ScoreIntervals", "aggregate_intervals", "score_intervals"]
 
@@ -53,12 +54,19 @@ class ScoreIntervals:
 
 
 def score_intervals(
-    sums: np.ndarray, /, *, binary: bool, clustered: bool, confidence_level: float
+    sums: np.ndarray,
+    /,
+    *,
+    binary: bool,
+    clustered: bool,
+    confidence_level: float,
+    stratified: bool = False,
 ) -> ScoreIntervals:
     """The interval of each model's score from the ``(G, 4, M, M)`` pairwise sums.
 
     ``binary``: every model has one run of 0/1 scores; ``clustered``: the G groups are
-    clusters of items (else G blocks of independent items, summed).
+    clusters of items; ``stratified``: they are strata (else G blocks of independent
+    items, summed).
     """
     from evalsig.score import WILSON_FROM
 
@@ -70,6 +78,15 @@ def score_intervals(
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = t / n
     level_text = f"{100 * level:g}%"
+    if stratified:
+        estimate, se, df = stratified_from_sums(
+            per_cluster_n, per_cluster_t, diagonal[:, 2, :], weights="proportional"
+        )
+        reason = (
+            f"score intervals: {level_text} stratified t intervals on per-item means "
+            "(proportional weights, Satterthwaite df; as evalsig.score with strata)"
+        )
+        return _t_intervals(estimate, se, df, level, "stratified", reason)
     if clustered:
         return _cluster_intervals(per_cluster_n, per_cluster_t, mean, level)
     if binary:

@@ -53,6 +53,8 @@ def sizes(r: Result) -> str:
         text += f" x {b if b == c else f'{b}/{c}'} runs"
     if r["n_clusters"] is not None:
         text += f" in {r['n_clusters']:,} clusters"
+    if r.get("n_strata") is not None:
+        text += f" in {r['n_strata']:,} strata"
     return text
 
 

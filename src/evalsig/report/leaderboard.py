@@ -107,6 +107,7 @@ def summary(r: Result) -> list[str]:
         "paired-t": "paired t-tests on per-item means",
         "paired-t-adjusted": "paired t-tests on per-item means with Agresti-Min pseudo-items",
         "cluster": "cluster-robust (CR2) tests",
+        "stratified": "stratified t-tests on per-item means",
         "aggregate": "z-tests of the mean over tasks",
     }.get(r["method"], r["method"])
     lines = [

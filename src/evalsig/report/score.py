@@ -84,6 +84,8 @@ def sizes(r: Result) -> str:
         text += f" x {r['n_runs']} runs"
     if r["n_clusters"] is not None:
         text += f" in {r['n_clusters']:,} clusters"
+    if r.get("n_strata") is not None:
+        text += f" in {r['n_strata']:,} strata"
     if r["n_correct"] is not None:
         text += f" ({r['n_correct']:,} right)"
     return text

@@ -770,7 +770,7 @@ def cluster_hints(hinted: Mapping[str, set[object]], n_items: int) -> list[str]:
         f"column(s) {named} group the items, but were given neither as strata nor as "
         f"clusters; {first!r} ({groups} groups of about {size:,} items) looks like {looks}. "
         "Strata are a few large named groups that make up the population of interest "
-        f"(subjects, subtasks): compare --strata {first} (strata={first!r}) leaves the "
+        f"(subjects, subtasks): --strata {first} (strata={first!r}) leaves the "
         "variance between them out of the standard error. Clusters are groups sampled from "
         "a larger set (passages, templates, source documents) whose items are easy or hard "
         "together: treating them as independent makes the interval too narrow (ignoring 10 "
