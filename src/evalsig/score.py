@@ -311,19 +311,16 @@ def score(
         below; several runs or continuous scores -> t interval on per-item means. The
         intervals of a proportion (:mod:`evalsig.inference.proportion`) need one run of 0/1
         scores; "bootstrap" resamples items (BCa; at least 50 items, else the t interval
-        is used and the reason says so); "cluster" needs cluster labels; with strata,
-        "auto" is "stratified" (:mod:`evalsig.inference.stratified`: the plain mean, the
-        variance between strata out of its SE) and "macro" the mean of the strata's means.
+        is used and the reason says so); "cluster" needs cluster labels; with strata "auto"
+        is "stratified" (:mod:`evalsig.inference.stratified`), "macro" their means' mean.
     confidence_level : float
     cluster : str, sequence or mapping, optional
         Cluster of each item (subject, passage, source): a column name for a file or
         DataFrame, a sequence in item order, or a mapping ``item_id -> label``. Methods
-        other than "cluster" ignore it, and a note says so. Clusters are groups sampled
-        from a larger set (passages, templates, source documents).
+        other than "cluster" ignore it, and a note says so.
     strata : str, sequence or mapping, optional
-        Stratum of each item, in the forms ``cluster`` takes: fixed groups that make up
-        the population of interest (an exam's subjects, a suite's subtasks). Not with
-        ``cluster``.
+        Stratum of each item, as ``cluster``: fixed groups that make up the population
+        (subjects), not sampled from a larger set. Not with ``cluster``.
     prior : (a, b), optional
         The Beta(a, b) prior of ``method="bayes"`` (Beta(1, 1) when not given).
     n_resamples : int
@@ -381,15 +378,7 @@ def score(
     """
     level = check_confidence_level(confidence_level)
     chosen_method = _check_method(method)
-    if strata is not None and cluster is not None:
-        raise DataError(
-            "give `cluster` or `strata`, not both: strata are fixed groups that make up the "
-            "population (subjects), clusters groups sampled from a larger set (passages)."
-        )
-    grouping = cluster if strata is None else strata
-    table = _load(data, grouping)
-    codes = _cluster_codes(table, grouping)
-    strata_codes, codes = (codes, None) if strata is not None else (None, codes)
+    table, codes, strata_codes = _grouped(data, cluster, strata)
     n_clusters = None if codes is None else int(codes.max()) + 1
     n_strata = None if strata_codes is None else int(strata_codes.max()) + 1
     single_binary = table.binary and table.n_runs == 1 and not table.ragged
@@ -399,10 +388,7 @@ def score(
     if chosen == "bootstrap" and table.n_items < MIN_BOOTSTRAP_ITEMS:
         chosen, reason = "t", _too_few_for_bootstrap(table.n_items)
     prior_used = check_prior(prior, chosen) if chosen == "bayes" or prior is not None else None
-    if chosen in ("stratified", "macro"):
-        interval = _stratified(table.means, strata_codes, chosen)
-    else:
-        interval = _fit(table, chosen, codes, n_correct, prior_used, n_resamples, rng)
+    interval = _fit(table, chosen, (codes, strata_codes), n_correct, prior_used, n_resamples, rng)
     return _result(
         table,
         interval,
@@ -452,13 +438,17 @@ def _too_few_for_bootstrap(n_items: int) -> str:
 def _fit(
     table: ScoreTable,
     chosen: str,
-    codes: np.ndarray | None,
+    groups: tuple[np.ndarray | None, np.ndarray | None],
     n_correct: int | None,
     prior: tuple[float, float] | None,
     n_resamples: int,
     rng: np.random.Generator | int | None,
 ) -> _Interval:
-    """The interval of the chosen method, or why it does not fit the data."""
+    """The interval of the chosen method, or why it does not fit the data; ``groups`` are
+    the items' cluster codes and strata codes (either may be None)."""
+    codes, strata_codes = groups
+    if chosen in ("stratified", "macro"):
+        return _stratified(table.means, strata_codes, chosen)
     if chosen in PROPORTION_METHODS:
         if n_correct is None:
             raise DataError(_proportion_misfit(table, chosen))
@@ -875,6 +865,21 @@ def _load(data: Any, cluster: Any) -> ScoreTable:
             )
         return load(data, cluster_column=cluster)
     return load(data)
+
+
+def _grouped(
+    data: Any, cluster: Any, strata: Any
+) -> tuple[ScoreTable, np.ndarray | None, np.ndarray | None]:
+    """The scores, with the items' cluster codes or their strata codes (one of the two)."""
+    if strata is not None and cluster is not None:
+        raise DataError(
+            "give `cluster` or `strata`, not both: strata are fixed groups that make up the "
+            "population (subjects), clusters groups sampled from a larger set (passages)."
+        )
+    grouping = cluster if strata is None else strata
+    table = _load(data, grouping)
+    codes = _cluster_codes(table, grouping)
+    return (table, None, codes) if strata is not None else (table, codes, None)
 
 
 def _names_fields(data: object) -> bool:

@@ -307,12 +307,9 @@ def leaderboard(
     executor : evalsig.distributed.Executor, optional
         Runs the pairwise sums and the bootstrap on a Dask cluster, with identical results.
     strata : str or True, optional
-        A column whose groups are strata (fixed groups that make up the population of
-        interest: an exam's subjects), read as ``cluster_column`` is; True reads the groups
-        the data carry (a :class:`ModelScores`' cluster codes, or ``cluster_column``) as
-        strata. Every pair is then tested by the stratified t-test and every score has its
-        stratified interval (:mod:`evalsig.inference.stratified`); the bootstrap, if any,
-        resamples items.
+        A column of strata (fixed groups that make up the population: subjects), or True
+        for the groups the data carry: stratified tests and intervals
+        (:mod:`evalsig.inference.stratified`); the bootstrap resamples items.
     **keywords
         The fields of :class:`~evalsig.data.ReadOptions` but ``task`` (which here names
         the task) as keywords, a shorthand for ``read`` (``cluster_column="subject"``). A
@@ -347,29 +344,14 @@ def leaderboard(
     """
     from evalsig.distributed import local
 
-    alpha, power = check_alpha(alpha), check_power(power)
-    level = check_confidence_level(confidence_level)
-    check_correction(correction)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
-        raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
+    alpha, power, level = _checked(alpha, power, confidence_level, correction, n_resamples)
     seed = _seed_sequence(rng)
-    options = read_options(read, **keywords)
-    if isinstance(strata, str):
-        if options.cluster_column is not None:
-            raise DataError(
-                "give `cluster_column` or `strata`, not both: strata are fixed groups that "
-                "make up the population (subjects), clusters groups sampled from a larger "
-                "set (passages)."
-            )
-        options = replace(options, cluster_column=strata)
+    options = _with_strata(read_options(read, **keywords), strata)
     scores = _models(data, task, model_column, options, on_missing, on_mismatch)
-    stratified = strata is not None and strata is not False
-    notes = list(scores.notes)
-    if stratified:
-        scores = _as_strata(scores, notes)
+    notes, stratified = list(scores.notes), strata is not None and strata is not False
+    resampled = _as_strata(scores, notes) if stratified else scores  # items, not strata
     run = executor or local()
     sums = run.pair_sums(scores.scores, scores.cluster_codes)
-    resampled = replace(scores, cluster_codes=None, cluster_labels=None) if stratified else scores
     boot, recorded = _bootstrap_ranks(run, resampled, n_resamples, seed, level, notes)
     board = leaderboard_from_sums(
         sums,
@@ -419,9 +401,33 @@ def _models(
     return scores
 
 
+def _checked(
+    alpha: float, power: float, confidence_level: float, correction: object, n_resamples: object
+) -> tuple[float, float, float]:
+    """The checked alpha, power and confidence level (correction and resamples checked)."""
+    check_correction(correction)
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 0:
+        raise DataError(f"`n_resamples` must be a non-negative integer; got {n_resamples!r}.")
+    return check_alpha(alpha), check_power(power), check_confidence_level(confidence_level)
+
+
+def _with_strata(options: ReadOptions, strata: str | bool | None) -> ReadOptions:
+    """The read options with a stratum column read as the items' groups."""
+    if not isinstance(strata, str):
+        return options
+    if options.cluster_column is not None:
+        raise DataError(
+            "give `cluster_column` or `strata`, not both: strata are fixed groups that make "
+            "up the population (subjects), clusters groups sampled from a larger set "
+            "(passages)."
+        )
+    return replace(options, cluster_column=strata)
+
+
 def _as_strata(scores: ModelScores, notes: list[str]) -> ModelScores:
-    """The scores with their groups checked as strata (each of at least 2 items), and a
-    note on what strata estimate and what clusters would."""
+    """Check the scores' groups as strata (each of at least 2 items) and note what strata
+    estimate and what clusters would; the scores without their groups (for the
+    bootstrap, which resamples items)."""
     if scores.cluster_codes is None:
         raise DataError(
             "strata=True reads the groups the data carry as strata, but the scores have "
@@ -436,7 +442,7 @@ def _as_strata(scores: ModelScores, notes: list[str]) -> ModelScores:
         "cluster-robust CR2 over "
         f"{sizes.size} clusters, wider, and without them items are independent"
     )
-    return scores
+    return replace(scores, cluster_codes=None, cluster_labels=None)
 
 
 def _bootstrap_ranks(
