@@ -38,6 +38,7 @@ from evalsig.inference._common import (
     seeded,
     t_interval,
 )
+from evalsig.inference.components import nested_runs
 from evalsig.inference.proportion import (
     ProportionMethod,
     check_prior,
@@ -802,13 +803,10 @@ def _of_core(
 
 def _components(table: ScoreTable) -> tuple[VarianceComponents, list[str]]:
     """Between-item and run-to-run variance of the per-item means (several runs)."""
-    counts = np.asarray(table.counts, dtype=np.float64)
-    means = table.means
-    squares = np.maximum(table.sumsq - table.sums * means, 0.0)  # sum_r (x - mean)^2
-    pooled = float(np.sum(squares)) / float(np.sum(counts - 1.0))
-    item_means = float(np.var(means, ddof=1)) if table.n_items > 1 else math.nan
-    within = pooled * float(np.mean(1.0 / counts))
-    between = item_means - within
+    moments = nested_runs(table.sums, table.sumsq, table.counts, means=table.means)
+    pooled, item_means = moments.run_variance, moments.item_means_variance
+    within = pooled * moments.mean_inverse_runs
+    between = moments.item_variance
     notes: list[str] = []
     if between < 0:
         notes.append(

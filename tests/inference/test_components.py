@@ -449,3 +449,31 @@ def test_two_large_crossed_facets_are_refused(monkeypatch: pytest.MonkeyPatch) -
 
 if __name__ == "__main__":
     write(Path(sys.argv[1]))
+
+
+def test_nested_runs_is_the_one_facet_case_of_reml() -> None:
+    """Items with 4 runs each: the closed form's components are REML's with the item the one
+    term and the runs the residual (a non-negative item component); with ragged runs they
+    are the unbiased moments, by hand."""
+    from evalsig.inference.components import nested_runs
+
+    rng = np.random.default_rng(11)
+    items, runs = 60, 4
+    y = np.repeat(rng.normal(0, 0.7, items), runs) + rng.normal(0, 0.5, items * runs)
+    codes = np.repeat(np.arange(items), runs)
+    grid = y.reshape(items, runs)
+    closed = nested_runs(grid.sum(axis=1), (grid**2).sum(axis=1), np.full(items, runs))
+    fit = fit_components(y, {"item": codes})
+    assert closed.item_variance == pytest.approx(fit.variances[0], rel=1e-6)
+    assert closed.run_variance == pytest.approx(fit.residual, rel=1e-6)
+    counts = rng.integers(1, 6, items)
+    ragged = [rng.normal(rng.normal(), 0.5, k) for k in counts]
+    got = nested_runs(
+        np.array([r.sum() for r in ragged]), np.array([(r**2).sum() for r in ragged]), counts
+    )
+    within = sum(((r - r.mean()) ** 2).sum() for r in ragged) / sum(k - 1 for k in counts)
+    means = np.array([r.mean() for r in ragged])
+    assert got.run_variance == pytest.approx(within, rel=1e-12)
+    assert got.item_variance == pytest.approx(
+        np.var(means, ddof=1) - within * np.mean(1 / counts), rel=1e-12
+    )

@@ -48,10 +48,12 @@ from evalsig.inference._common import check_confidence_level, check_n_resamples,
 __all__ = [
     "ComponentFit",
     "ComponentIntervals",
+    "NestedRuns",
     "balanced_components",
     "component_intervals",
     "fit_components",
     "mean_variance_shares",
+    "nested_runs",
     "same_grouping",
 ]
 
@@ -370,6 +372,58 @@ def _balanced_reml(
         options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 1000},
     )
     return np.asarray(found.x, dtype=np.float64) * scale
+
+
+@dataclass(frozen=True, slots=True)
+class NestedRuns:
+    """Items with runs nested in them, by the one-way ANOVA's moments."""
+
+    item_means_variance: float
+    r""":math:`s^2_{\bar y}`: the variance (ddof 1) of the items' mean scores."""
+    run_variance: float
+    r""":math:`\hat\sigma^2_\text{run}`: the pooled within-item variance of the runs."""
+    mean_inverse_runs: float
+    r""":math:`\overline{1/r_i}`."""
+    item_variance: float
+    r""":math:`\hat\sigma^2_\text{item} = s^2_{\bar y} - \hat\sigma^2_\text{run}\,
+    \overline{1/r_i}`, unbiased and possibly negative (not truncated here)."""
+
+
+def nested_runs(
+    sums: np.ndarray,
+    sumsq: np.ndarray,
+    counts: np.ndarray,
+    /,
+    *,
+    means: np.ndarray | None = None,
+) -> NestedRuns:
+    r"""The components of items (random) with runs nested in them, from each item's sum,
+    sum of squares and run count :math:`r_i` (at least one item with two runs):
+
+    .. math:: \hat\sigma^2_\text{run} = \frac{\sum_i \sum_r (y_{ir} - \bar y_i)^2}
+              {\sum_i (r_i - 1)}, \qquad
+              \hat\sigma^2_\text{item} = s^2_{\bar y} - \hat\sigma^2_\text{run}\,
+              \overline{1/r_i}
+
+    (Searle, Casella and McCulloch 1992, sec. 3.5). The one-facet case of
+    :func:`fit_components` in closed form: on a balanced design with a non-negative item
+    component it is REML's estimate (``terms={"item": codes}``, the runs the residual);
+    with ragged runs it is the unbiased moment estimator, which REML weights otherwise.
+    ``means``, when the caller holds them already, are ``sums / counts``.
+    """
+    sums, sumsq = np.asarray(sums, dtype=np.float64), np.asarray(sumsq, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.float64)
+    means = sums / counts if means is None else np.asarray(means, dtype=np.float64)
+    squares = np.maximum(sumsq - sums * means, 0.0)  # sum_r (y - mean)^2 of each item
+    run_variance = float(squares.sum()) / float(np.sum(counts - 1.0))
+    spread = float(np.var(means, ddof=1)) if means.size > 1 else math.nan
+    inverse = float(np.mean(1.0 / counts))
+    return NestedRuns(
+        item_means_variance=spread,
+        run_variance=run_variance,
+        mean_inverse_runs=inverse,
+        item_variance=spread - run_variance * inverse,
+    )
 
 
 def mean_variance_shares(fit: ComponentFit, terms: Mapping[str, np.ndarray], /) -> dict[str, float]:

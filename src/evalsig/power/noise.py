@@ -23,6 +23,7 @@ from evalsig.data.paired import OnMismatch, OnMissing
 from evalsig.data.provenance import Provenance, provenance
 from evalsig.data.table import ScoreTable, same_ids
 from evalsig.errors import DataError, examples
+from evalsig.inference.components import nested_runs
 from evalsig.power._common import check_alpha, check_power, check_runs
 from evalsig.power.mde import minimum_detectable_effect
 from evalsig.power.paired_t import RunsTradeoff, paired_t_detectable_effect, runs_tradeoff
@@ -568,10 +569,9 @@ def _model(
             se=se, noise_sd=None,
         )  # fmt: skip
         return row, observed, 1.0 / runs
-    squares = np.maximum(sums.sumsq - sums.sums**2 / sums.counts, 0.0)
-    run_var = float(squares.sum() / np.sum(sums.counts - 1))
-    inverse = float(np.mean(1.0 / sums.counts))
-    raw = observed - run_var * inverse
+    moments = nested_runs(sums.sums, sums.sumsq, sums.counts, means=item_means)
+    run_var, inverse = moments.run_variance, moments.mean_inverse_runs
+    raw = moments.item_variance
     if raw < 0:
         notes.append(
             f"model {name!r}: run-to-run noise explains all the spread between items: item "
