@@ -182,6 +182,7 @@ INVOCATIONS: dict[str, tuple[Invocation, ...]] = {
             f"--design item=60 --resamples 0 {JSON}",
             "long",
         ),
+        _i(f"variance {{bad}} {{cand}} --files-as prompt --resamples 0 {JSON}", "pair"),
     ),
     "arena": (_i(f"arena {{bad}} --seed 1 {JSON}", "battles", ".jsonl"),),
     "meta": (_i(f"meta {{bad}} --resamples 0 {JSON}", "reports"),),

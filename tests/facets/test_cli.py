@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -326,3 +327,40 @@ def test_a_leaderboard_and_a_budget_are_those_of_the_api(
         assert code in (2, 4), err
         assert len(lines) == 1, err
         assert message in lines[0]
+
+
+def test_files_as_a_facet_are_the_long_table_of_their_runs(tmp_path: Path) -> None:
+    """Results files of one model, one a prompt template, each with 2 runs an item: the
+    components equal variance_sources on the long table of every run's score (runs read
+    from rows are given by their cells' means and sums of squares, all REML sees of them)."""
+    rng = np.random.default_rng(3)
+    ease = rng.normal(0.3, 1, 40)
+    rows = []
+    paths = []
+    for p, shift in enumerate([0.0, 0.4, -0.3]):
+        path = tmp_path / f"prompt_{p}.jsonl"
+        lines = []
+        for i in range(40):
+            for r in range(2):
+                y = int(rng.random() < 1 / (1 + np.exp(-(ease[i] + shift))))
+                lines.append(json.dumps({"doc_id": i, "epoch": r, "acc": y}))
+                rows.append({"item": str(i), "prompt": f"prompt_{p}", "score": y})
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    document = _json(
+        [*paths, "--files-as", "prompt", "--id", "doc_id", "--score", "acc", "--resamples", "0"]
+    )
+    expected = variance_sources(pd.DataFrame(rows), facets=["item", "prompt"], n_resamples=0)
+    got = {t["term"]: t["variance"] for t in document["terms"]}
+    for row in expected.terms:
+        assert got[row.term] == pytest.approx(row.variance, rel=1e-5, abs=1e-9)
+    assert document["mean"] == pytest.approx(expected.mean, rel=1e-12)
+    for bad, message in [
+        ([paths[0], "--files-as", "prompt"], "at least two files"),
+        ([*paths[:2], "--files-as", "prompt", "--facet", "item"], "leave out --facet"),
+        ([*paths[:2], "--facet", "item"], "give one long table"),
+        ([paths[0], "--facet", "item", "--metric", "acc"], "are for results files"),
+    ]:
+        code, _, err = _finish(_start(bad))
+        assert code == 2, err
+        assert message in err

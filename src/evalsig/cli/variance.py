@@ -48,27 +48,46 @@ values are the cells' text); every other file it reads is JSON (values as parsed
     "--seed 0",
 )
 @reads_files(
+    "id_column",
     "score_column",
+    "task",
+    "metric",
+    "filter_name",
     "separator",
-    help={"score_column": "Score column, one score a row (default: score)."},
+    help={
+        "score_column": "Score column, one score a row (default: score).",
+        "id_column": "With --files-as: the item id column of the files.",
+        "task": "With --files-as: the task to read, when the files hold several.",
+        "metric": "With --files-as: the metric (acc, acc_norm, exact_match ...).",
+        "filter_name": "With --files-as: the lm-eval filter.",
+    },
 )
 @writes_output
 def variance_command(
-    file: Annotated[
-        str,
+    files: Annotated[
+        list[str],
         typer.Argument(
             help="A long table (CSV, TSV, JSON Lines, JSON; .gz too, or - for stdin): one "
-            "score a row, a column per facet."
+            "score a row, a column per facet. With --files-as: several results files of one "
+            "model (any format evalsig reads), each one level of that facet."
         ),
     ],
     facet: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--facet",
             help="A facet column (repeat): item, prompt, run, judge ...; crossed or nested as "
             "its labels say.",
         ),
-    ],
+    ] = None,
+    files_as: Annotated[
+        str | None,
+        typer.Option(
+            "--files-as",
+            help="Read each FILE as one level of this facet (e.g. prompt: one results file "
+            "per prompt template), items crossed with it, runs nested in each cell.",
+        ),
+    ] = None,
     model_column: Annotated[
         str,
         typer.Option(
@@ -175,9 +194,21 @@ def variance_command(
     (a leaderboard's model column, given as a facet too) each design's G and Phi; with
     --cost and --budget or --half-width, the design that buys the most.
     """
+    if files_as is not None:
+        _check_files_mode(files, facet, read, (model, baseline, candidate, object_of_measurement))
+        facets: tuple[str, ...] = ("item", files_as)
+    elif len(files) != 1 or not facet:
+        fail(
+            "give one long table and its --facet columns, or several results files with "
+            "--files-as FACET (one level each).",
+            EXIT_USAGE,
+        )
+    elif {read.id_column, read.task, read.metric, read.filter_name} != {None}:
+        fail("--id, --task, --metric and --filter are for results files (--files-as).", EXIT_USAGE)
     score = read.score_column or "score"
     board = object_of_measurement is not None and object_of_measurement == model_column
-    facets = _check_columns(facet, score, None if board else model_column)
+    if files_as is None:
+        facets = _check_columns(facet or [], score, None if board else model_column)
     chosen = _chosen(model, baseline, candidate)
     if board and chosen:
         fail(
@@ -220,15 +251,19 @@ def variance_command(
         import numpy as np
 
         seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
-    with data_errors(), stdin_paths([file]) as paths:
-        tables, notes = read_long_table(
-            paths[0],
-            facets=facets,
-            score_column=score,
-            model_column=None if board else model_column,
-            models=chosen,
-            separator=read.separator,
-        )
+    with data_errors(), stdin_paths(files) as paths:
+        if files_as is not None:
+            score = "score"
+            tables, notes = files_table(paths, files_as, read.keywords())
+        else:
+            tables, notes = read_long_table(
+                paths[0],
+                facets=facets,
+                score_column=score,
+                model_column=None if board else model_column,
+                models=chosen,
+                separator=read.separator,
+            )
         sources = _sources(tables, facets, score, resamples, confidence_level, seed)
         if drawn:
             notes.append(
@@ -257,6 +292,87 @@ def variance_command(
         result = replace(result, notes=(*notes, *result.notes))
         title = "Decision study" if projecting else "Variance sources"
         destination.emit(as_given(result.to_dict()), title=title)
+
+
+def _check_files_mode(
+    files: list[str], facet: list[str] | None, read: ReadFiles, models: tuple[Any, ...]
+) -> None:
+    """--files-as takes several files of one model and no --facet."""
+    if facet:
+        fail("--files-as names the facet of the files; leave out --facet.", EXIT_USAGE)
+    if len(files) < 2:
+        fail("--files-as needs at least two files, one level of the facet each.", EXIT_USAGE)
+    if any(value is not None for value in models):
+        fail(
+            "--files-as reads one model's files: leave out --model, --baseline, --candidate "
+            "and --object.",
+            EXIT_USAGE,
+        )
+
+
+def files_table(
+    paths: Sequence[str], facet: str, read: dict[str, Any]
+) -> tuple[list[Table], list[str]]:
+    """One long table from several results files of one model, each file one level of
+    ``facet`` (named after the file), items crossed with it. The runs of an item in a file
+    are nested in that cell, so they are the residual, and REML sees them only through the
+    cell's mean and its sum of squares about that mean (exact compression): each cell's
+    runs are given as values with the cell's count, mean and sum of squares (its own runs
+    when the file kept them)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from evalsig.data import load
+    from evalsig.data.readers.base import stem
+
+    table: Table = {"item": [], facet: [], "score": []}
+    names: dict[str, str] = {}
+    notes: list[str] = []
+    for path in paths:
+        name = stem(Path(path))
+        if name in names:
+            raise DataError(
+                f"{names[name]} and {path} would both be {facet} {name!r}; give each file "
+                "its own name."
+            )
+        names[name] = path
+        scores = load(path, **read)
+        if scores.item_ids is None:
+            raise DataError(f"{path}: its items have no ids; name the id column with --id.")
+        counts = np.asarray(scores.counts, dtype=np.int64)
+        for item, values in zip(
+            (str(i) for i in scores.item_ids), _cell_values(scores, counts), strict=True
+        ):
+            table["item"] += [item] * len(values)
+            table[facet] += [name] * len(values)
+            table["score"] += values
+        notes += [f"{name}: {note}" for note in scores.notes]
+    return [table], notes
+
+
+def _cell_values(scores: Any, counts: Any) -> list[list[float]]:
+    """Each item's runs, or values with their count, mean and sum of squares about the
+    mean: the mean plus the root of that sum times a fixed contrast (sum 0, squares 1)."""
+    import numpy as np
+
+    if scores.runs is not None:
+        return [column.tolist() for column in np.asarray(scores.runs, dtype=np.float64).T]
+    sums = np.asarray(scores.sums, dtype=np.float64)
+    means = sums / counts
+    within = np.maximum(np.asarray(scores.sumsq, dtype=np.float64) - sums * means, 0.0)
+    out = []
+    for mean, spread, r in zip(
+        means.tolist(), np.sqrt(within).tolist(), counts.tolist(), strict=True
+    ):
+        if r == 1:
+            out.append([mean])
+            continue
+        contrast = np.zeros(r)
+        contrast[0], contrast[1:] = (r - 1), -1.0
+        contrast /= np.sqrt((r - 1) * r)  # sum 0, sum of squares 1
+        out.append((mean + spread * contrast).tolist())
+    return out
 
 
 def _sources(

@@ -298,7 +298,10 @@ def _bincount_sums(
                 "but no run column was named. If a column names the model, choose one with "
                 "--where COLUMN=NAME (where={COLUMN: NAME}), or rank them all with evalsig "
                 "leaderboard; name a run column (e.g. 'epoch' or 'seed') only for repeated "
-                "runs of one model; else remove the duplicate rows."
+                "runs of one model. If a column such as a prompt template or a judge tells an "
+                "item's rows apart, it is a facet: evalsig variance --facet ID --facet COLUMN "
+                "splits the score's variance among them (or keep one with --where); else "
+                "remove the duplicate rows."
             )
     else:
         width = len(run_labels)
@@ -309,7 +312,10 @@ def _bincount_sums(
             raise DataError(
                 f"{source}: {len(dup)} (item, run) pair(s) appear more than once: "
                 f"{', '.join(shown)}{', ...' if len(dup) > 3 else ''}; each item can have "
-                "one score per run. Remove the duplicate rows or fix the run labels."
+                "one score per run. If another column (a prompt template, a judge) tells "
+                "those rows apart, it is a facet: evalsig variance --facet ID --facet COLUMN "
+                "--facet RUN decomposes them (or keep one with --where); else remove the "
+                "duplicate rows or fix the run labels."
             )
     sums = np.bincount(codes, weights=values, minlength=n_items)
     sumsq = np.bincount(codes, weights=values * values, minlength=n_items)
