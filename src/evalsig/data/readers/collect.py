@@ -609,6 +609,8 @@ class Collector:
                     )
                 )
         notes = [*self.notes, *(f"{self.sources[f]}: {why}" for f, _, _, why in self.unscored)]
+        repeated = any(task.runs[1] > 1 for task in described)
+        notes += facet_hints(self.hinted, repeated and self.options.run_column is None)
         if len(named) > 1:
             notes.append(
                 f"the files name {len(named)} models ({', '.join(map(repr, named))}): each "
@@ -753,12 +755,24 @@ IGNORED_CLUSTER_FPR = "36%"
 McNemar 357 rejections; the CR2 cluster-robust test 40). See tests/test_calibration_small.py."""
 
 
+FACET_NAMES = frozenset(
+    {
+        "prompt", "prompt_id", "prompt_template", "template", "template_id", "variant",
+        "prompt_variant", "judge", "grader", "rater", "annotator", "fewshot", "few_shot",
+        "fewshot_set", "shots",
+    }
+)  # fmt: skip
+"""Column names (any case) of a facet of the evaluation (templates, judges, few-shot sets):
+``inspect`` names them, and ``evalsig variance`` decomposes over them."""
+
+
 def cluster_hints(hinted: Mapping[str, set[object]], n_items: int) -> list[str]:
     """A note naming columns that group items but were not passed as clusters."""
     found = [
         (column, len(labels))
         for column, labels in hinted.items()
         if 2 <= len(labels) <= min(MAX_HINT_LABELS, n_items // 2)
+        and column.lower() not in FACET_NAMES
     ]
     if not found:
         return []
@@ -784,6 +798,31 @@ MAX_STRATA = 30
 """At most this many groups (of at least :data:`MIN_STRATUM_ITEMS` items each) read as
 strata in the hint: MMLU's 57 subjects are an exception the hint's text covers."""
 MIN_STRATUM_ITEMS = 20
+
+
+def facet_hints(hinted: Mapping[str, set[object]], repeated: bool) -> list[str]:
+    """A note naming columns that look like facets of the evaluation (prompt templates,
+    judges, few-shot sets), and what to do with them."""
+    found = [
+        (column, len(labels))
+        for column, labels in hinted.items()
+        if column.lower() in FACET_NAMES and len(labels) >= 2
+    ]
+    if not found:
+        return []
+    named = ", ".join(f"{column!r} ({k} values)" for column, k in found)
+    first = found[0][0]
+    rows = (
+        "items appear on several rows, one a level: the commands that read one score an "
+        "item and run refuse them rather than average them; "
+        if repeated
+        else ""
+    )
+    return [
+        f"column(s) {named} look like facets of the evaluation (prompt templates, judges, "
+        f"few-shot sets): {rows}evalsig variance FILE --facet ID --facet {first} splits the "
+        f"score's variance among them, and --where {first}=VALUE reads one level."
+    ]
 
 
 def _scale(values: list[Any]) -> str:

@@ -29,7 +29,7 @@ import orjson
 
 from evalsig.data.readers.archive import read_zip_member
 from evalsig.data.readers.base import ReadOptions, open_text, read_bytes, resolve_columns
-from evalsig.data.readers.collect import Collector, nested
+from evalsig.data.readers.collect import FACET_NAMES, Collector, nested
 from evalsig.data.readers.content_key import (
     KEY_NAMES,
     PAIRED_KEY_NAMES,
@@ -294,6 +294,7 @@ class RecordMapper:
         hints: tuple[str, ...] = ()
         if options.cluster_column is None:
             hints = tuple(c for c in available if c.lower() in CLUSTER_NAMES and c not in taken)
+        hints += tuple(c for c in available if c.lower() in FACET_NAMES and c not in taken)
         model = next((c for c in available if c.lower() in MODEL_NAMES and c not in taken), None)
         return cls(
             get=get,
@@ -392,7 +393,8 @@ class RecordMapper:
             self.models.add(name)
 
     def _hint(self, record: Any, out: Collector) -> None:
-        """Count the labels of columns that look like clusters (for a note, never used)."""
+        """Count the labels of columns that look like clusters or facets (for a note, never
+        used)."""
         for column in self.hints:
             try:
                 out.hint_cluster(column, self.get(record, column))
