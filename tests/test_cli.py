@@ -237,7 +237,7 @@ def test_compare_two_models_from_one_long_table(tmp_path: Path) -> None:
 
 def test_every_option_the_readers_suggest_exists_on_compare() -> None:
     """Messages and notes name options such as --key or --metric: compare must have each
-    (but --follow, which only monitor's streams take)."""
+    (but --follow, which only monitor's streams take, and --facet, evalsig variance's)."""
     import re
 
     source = Path(evalsig.__file__).parent
@@ -252,7 +252,11 @@ def test_every_option_the_readers_suggest_exists_on_compare() -> None:
     streams = runner.invoke(app, ["monitor", "--help"], env={"COLUMNS": "200"}).stdout
     monitor_only = {"--follow"}  # the shared stream opener names monitor's own option
     assert all(flag in streams for flag in monitor_only)
-    missing = sorted(flag for flag in named - harness_flags - monitor_only if flag not in help_text)
+    variance = runner.invoke(app, ["variance", "--help"], env={"COLUMNS": "200"}).stdout
+    variance_only = {"--facet"}  # the route to `evalsig variance` for a facet column
+    assert all(flag in variance for flag in variance_only)
+    others = harness_flags | monitor_only | variance_only
+    missing = sorted(flag for flag in named - others if flag not in help_text)
     assert missing == []
 
 
