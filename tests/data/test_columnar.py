@@ -666,3 +666,19 @@ def test_item_ids_coded_alike_as_text_or_by_block(
     path = tmp_path / "scores.csv.gz"
     path.write_bytes(gzip.compress(text.encode()))
     assert _compare(path, "csv", ReadOptions(run_column="run"))
+
+
+def test_text_true_in_a_row_not_kept_is_not_noted(tmp_path: Path) -> None:
+    """A score column pyarrow reads as booleans because of a "True" in a row that --where
+    leaves out: the kept rows hold 0 and 1, and neither path notes text true/false (the
+    fast path leaves such a file to the rows, which see what is kept)."""
+    rows = [
+        {"item": "q0", "score": 0, "model": "m1"},
+        {"item": "q1", "score": 1, "model": "m1"},
+        {"item": "q1", "score": "True", "model": "m2"},
+    ]
+    path = _write(rows, "csv", tmp_path)
+    options = ReadOptions(id_column="item", score_column="score", where=(("model", "m1"),))
+    assert not _compare(path, "csv", options)  # the rows read it
+    (table,) = collect_files(path, options).tables().values()
+    assert not any("true/false" in note for note in table.notes)

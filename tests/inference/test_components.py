@@ -477,3 +477,30 @@ def test_nested_runs_is_the_one_facet_case_of_reml() -> None:
     assert got.item_variance == pytest.approx(
         np.var(means, ddof=1) - within * np.mean(1 / counts), rel=1e-12
     )
+
+
+HOSTILE_CELLS = (
+    "0:1:1 0:2:0 1:2:1 2:2:1 3:1:1 3:2:1 4:1:1 4:2:1 5:1:1 5:2:1 6:1:1 6:2:1 7:1:1 7:2:0 "
+    "8:1:1 8:2:1 9:1:0 9:2:0 10:1:1 10:2:1 11:1:1 11:2:1 12:1:1 12:2:1 13:1:1 13:2:1 14:1:1 "
+    "14:2:1 15:1:1 15:2:1 16:1:0 16:2:1 17:1:0 17:2:1 18:1:0 18:2:1 19:1:1 19:2:1 20:1:1 "
+    "20:2:1 21:1:1 21:2:0 22:1:1 22:2:1 23:1:1 23:2:0 24:1:1 24:2:1 25:1:1 25:2:1 26:1:0 "
+    "26:2:0 27:1:1 27:2:1 28:1:1 28:2:1 29:1:1 29:2:1 0:1:1"
+)
+"""item:run:score of a hostile file: 30 items x 2 runs, two cells missing, one cell given
+twice with the same score."""
+
+
+def test_a_term_nearly_as_fine_as_the_residual_is_a_one_line_error() -> None:
+    """item:run has 58 levels for 59 scores and its one replicated cell has no spread: the
+    residual cannot be told from it, and REML's factorisations lose definiteness as the
+    ratio grows. The fit says so in one line instead of failing inside numpy."""
+    from evalsig.facets import variance_sources
+
+    cells = [tuple(int(x) for x in cell.split(":")) for cell in HOSTILE_CELLS.split()]
+    table = {
+        "item": [c[0] for c in cells],
+        "run": [c[1] for c in cells],
+        "score": [float(c[2]) for c in cells],
+    }
+    with pytest.raises(DataError, match=r"broke down numerically|fit all 59 scores exactly"):
+        variance_sources(table, facets=["item", "run"], n_resamples=0)

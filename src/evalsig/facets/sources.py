@@ -245,6 +245,11 @@ def variance_sources(
         intervals = component_intervals(
             y, terms, fit, n_resamples=n_resamples, confidence_level=confidence_level, rng=rng
         )
+        if intervals.failed:
+            notes.append(
+                f"{intervals.failed} of {n_resamples} bootstrap fits broke down numerically "
+                "and are left out of the intervals"
+            )
         if intervals.unsettled:
             notes.append(
                 f"{intervals.unsettled} of {n_resamples} bootstrap fits stopped before their "

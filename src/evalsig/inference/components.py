@@ -156,6 +156,8 @@ class ComponentIntervals:
     unsettled: int
     """Resamples whose REML fit stopped before its criterion settled (kept in the
     intervals: a flat criterion, not a failure)."""
+    failed: int = 0
+    """Resamples whose REML fit broke down numerically (left out of the intervals)."""
     seed: int | None
     """The seed that rebuilds the draws (``rng=seed``); None when a Generator was given."""
     draws: np.ndarray = dataclasses.field(repr=False, compare=False)
@@ -189,27 +191,35 @@ def component_intervals(
     design = _Design.build(np.asarray(y, dtype=np.float64), dict(terms))
     draws = np.empty((resamples, len(design.names) + 1))
     fitted = np.array(fit.variances) / fit.residual if fit.residual > 0 else None
-    unsettled = 0
+    unsettled = failed = 0
     for r in range(resamples):
         simulated = fit.mean + math.sqrt(fit.residual) * generator.standard_normal(design.n)
         for codes, variance, levels in zip(design.codes, fit.variances, fit.levels, strict=True):
             simulated += math.sqrt(variance) * generator.standard_normal(levels)[codes]
         again = design.scored(simulated)
-        theta, _, settled = _minimise(again, fitted)  # from the fit's variance ratios
-        sigma2 = again.evaluate(theta).r2 / (design.n - 1)
+        try:
+            theta, _, settled = _minimise(again, fitted)  # from the fit's variance ratios
+            sigma2 = again.evaluate(theta).r2 / (design.n - 1)
+        except DataError:  # a resample REML cannot fit: left out, and counted
+            draws[r] = np.nan
+            failed += 1
+            continue
         draws[r, :-1] = theta * theta * sigma2
         draws[r, -1] = sigma2
         unsettled += not settled
     tail = (1.0 - level) / 2.0
-    low, high = np.quantile(draws, [tail, 1.0 - tail], axis=0)
+    if failed == resamples:
+        raise _breakdown(design)
+    low, high = np.nanquantile(draws, [tail, 1.0 - tail], axis=0)
     return ComponentIntervals(
         low=tuple(float(v) for v in low),
         high=tuple(float(v) for v in high),
         confidence_level=level,
         n_resamples=resamples,
         unsettled=unsettled,
+        failed=failed,
         seed=seed,
-        draws=draws,
+        draws=draws[~np.isnan(draws[:, 0])],
     )
 
 
@@ -704,16 +714,31 @@ def _minimise(design: _Design, start: np.ndarray | None = None) -> tuple[np.ndar
         return point.deviance, point.slope
 
     start = np.ones(len(design.names)) if start is None else start
-    found = minimize(
-        criterion,
-        start,
-        jac=True,
-        method="L-BFGS-B",
-        bounds=[(0.0, None)] * start.size,
-        options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 2000},
+    try:
+        found = minimize(
+            criterion,
+            start,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, None)] * start.size,
+            options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 2000},
+        )
+        ratios = np.asarray(found.x, dtype=np.float64)
+        return np.sqrt(ratios), calls, _settled(criterion, ratios)
+    except np.linalg.LinAlgError:  # a factorisation lost definiteness to rounding
+        raise _breakdown(design) from None
+
+
+def _breakdown(design: _Design) -> DataError:
+    """Why REML broke down: the term nearest to the residual (most levels for the scores)
+    cannot be told from it."""
+    finest = int(np.argmax(design.levels))
+    name, levels = design.names[finest], design.levels[finest]
+    return DataError(
+        f"REML broke down numerically: term {name!r} has {levels:,} levels for "
+        f"{design.n:,} scores, too few replicated cells to tell it from the residual; "
+        "drop a facet, or add scores that repeat its cells (more runs)."
     )
-    ratios = np.asarray(found.x, dtype=np.float64)
-    return np.sqrt(ratios), calls, _settled(criterion, ratios)
 
 
 def _settled(

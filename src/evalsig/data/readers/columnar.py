@@ -144,6 +144,10 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
                 check_utf8=False,  # the stream checks every byte, used column or not
             ),
         )
+    score = mapper.score or ""
+    if score in table.column_names and str(table.schema.field(score).type) == "bool":
+        if mapper.where or mapper.task:  # the text true/false may be in rows not kept
+            raise _NotHere  # the row reader notes it where the kept rows hold it
     return _tables(table, mapper, source, out, text=True)
 
 
