@@ -145,9 +145,9 @@ def _csv(path: Path, options: ReadOptions, out: Collector) -> dict[str, ScoreTab
             ),
         )
     score = mapper.score or ""
-    if score in table.column_names and str(table.schema.field(score).type) == "bool":
-        if mapper.where or mapper.task:  # the text true/false may be in rows not kept
-            raise _NotHere  # the row reader notes it where the kept rows hold it
+    booleans = score in table.column_names and str(table.schema.field(score).type) == "bool"
+    if booleans and (mapper.where or mapper.task):  # text true/false maybe in rows not kept
+        raise _NotHere  # the row reader notes it where the kept rows hold it
     return _tables(table, mapper, source, out, text=True)
 
 
