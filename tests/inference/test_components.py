@@ -504,3 +504,37 @@ def test_a_term_nearly_as_fine_as_the_residual_is_a_one_line_error() -> None:
     }
     with pytest.raises(DataError, match=r"broke down numerically|fit all 59 scores exactly"):
         variance_sources(table, facets=["item", "run"], n_resamples=0)
+
+
+def test_bootstrap_on_a_complete_grid_equals_a_plain_loop_of_fits() -> None:
+    """Items x prompts x runs, one score a cell, every combination a term: the resamples
+    are fitted from their mean squares in batches; the intervals are those of a plain loop
+    of fit_components on the same draws (REML either way)."""
+    rng = np.random.default_rng(21)
+    n_i, n_p, n_r = 12, 3, 2
+    grid = np.meshgrid(np.arange(n_i), np.arange(n_p), np.arange(n_r), indexing="ij")
+    item, prompt, run = (g.ravel() for g in grid)
+    terms = {
+        "item": item,
+        "prompt": prompt,
+        "run": run,
+        "item:prompt": item * n_p + prompt,
+        "item:run": item * n_r + run,
+        "prompt:run": prompt * n_r + run,
+    }
+    y = rng.normal(0, 1, n_i)[item] + rng.normal(0, 0.4, (n_i, n_p))[item, prompt]
+    y = y + rng.normal(0, 0.5, item.size)
+    fit = fit_components(y, terms)
+    got = component_intervals(y, terms, fit, n_resamples=100, rng=5)
+    loop = np.random.default_rng(5)
+    draws = []
+    for _ in range(100):
+        simulated = fit.mean + math.sqrt(fit.residual) * loop.standard_normal(y.size)
+        for codes, variance, levels in zip(terms.values(), fit.variances, fit.levels, strict=True):
+            simulated += math.sqrt(variance) * loop.standard_normal(levels)[codes]
+        again = fit_components(simulated, terms)
+        draws.append([*again.variances, again.residual])
+    low, high = np.quantile(np.array(draws), [0.025, 0.975], axis=0)
+    assert got.low == pytest.approx(tuple(low), abs=1e-6)
+    assert got.high == pytest.approx(tuple(high), abs=1e-6)
+    assert got.draws.shape == (100, 7)

@@ -183,7 +183,10 @@ def component_intervals(
     the scores are made anew); the interval of each component is the percentile interval
     of its resampled estimates (Davison and Hinkley 1997, sec. 2.2 and 5.2). A component
     fitted at 0 draws nothing and its interval is from 0 up to what the others' noise
-    puts there. Each resample is one REML fit: on large designs, fewer resamples.
+    puts there. Each resample is one REML fit: on large designs, fewer resamples. On a
+    complete crossed grid (one score a cell, every combination of the facets a term) the
+    fits are :func:`balanced_components` on batches of resampled grids, REML from the
+    mean squares, which are sufficient there: the same estimates, without an optimiser.
     """
     level = check_confidence_level(confidence_level)
     resamples = check_n_resamples(n_resamples)
@@ -192,11 +195,18 @@ def component_intervals(
     draws = np.empty((resamples, len(design.names) + 1))
     fitted = np.array(fit.variances) / fit.residual if fit.residual > 0 else None
     unsettled = failed = 0
-    for r in range(resamples):
+    grid = _complete_grid(dict(terms), design.n)
+
+    def simulate() -> np.ndarray:
         simulated = fit.mean + math.sqrt(fit.residual) * generator.standard_normal(design.n)
         for codes, variance, levels in zip(design.codes, fit.variances, fit.levels, strict=True):
             simulated += math.sqrt(variance) * generator.standard_normal(levels)[codes]
-        again = design.scored(simulated)
+        return simulated
+
+    if grid is not None:  # REML from each resample's mean squares, a batch at a time
+        draws = _grid_draws(grid, design.names, simulate, resamples)
+    for r in range(0 if grid is not None else resamples):
+        again = design.scored(simulate())
         try:
             theta, _, settled = _minimise(again, fitted)  # from the fit's variance ratios
             sigma2 = again.evaluate(theta).r2 / (design.n - 1)
@@ -221,6 +231,58 @@ def component_intervals(
         seed=seed,
         draws=draws[~np.isnan(draws[:, 0])],
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Grid:
+    """A complete crossed grid: the single facets, their levels, each row's cell."""
+
+    facets: tuple[str, ...]
+    shape: tuple[int, ...]
+    cell: np.ndarray
+
+
+def _complete_grid(terms: Mapping[str, np.ndarray], n: int) -> _Grid | None:
+    """The grid when the terms are some facets crossed, one score a cell, and every
+    combination of them but the full one (the residual): REML is then a function of the
+    mean squares (:func:`balanced_components`). None otherwise."""
+    facets = tuple(name for name in terms if ":" not in name)
+    shape = tuple(int(terms[name].max()) + 1 for name in facets)
+    if len(facets) < 2 or math.prod(shape) != n:
+        return None
+    wanted = {
+        ":".join(combo)
+        for size in range(1, len(facets))
+        for combo in itertools.combinations(facets, size)
+    }
+    if set(terms) != wanted:
+        return None
+    cell = np.ravel_multi_index(tuple(np.asarray(terms[name]) for name in facets), shape)
+    if np.bincount(cell, minlength=n).max() != 1:
+        return None
+    return _Grid(facets=facets, shape=shape, cell=cell)
+
+
+GRID_BATCH_CELLS = 4_000_000
+"""Cells of the resamples decomposed at once on a complete grid (memory: 8 bytes each)."""
+
+
+def _grid_draws(
+    grid: _Grid, names: tuple[str, ...], simulate: Callable[[], np.ndarray], resamples: int
+) -> np.ndarray:
+    """Each resample's components, by :func:`balanced_components` on batches of cubes."""
+    n = grid.cell.size
+    batch = max(1, GRID_BATCH_CELLS // n)
+    draws = np.empty((resamples, len(names) + 1))
+    for start in range(0, resamples, batch):
+        size = min(batch, resamples - start)
+        cubes = np.empty((size, n))
+        for b in range(size):
+            cubes[b, grid.cell] = simulate()
+        variances, residual = balanced_components(cubes.reshape(size, *grid.shape), grid.facets)
+        draws[start : start + size, :-1] = np.stack([variances[t] for t in names], axis=1)
+        draws[start : start + size, -1] = residual
+    return draws
 
 
 def balanced_components(
@@ -713,20 +775,29 @@ def _minimise(design: _Design, start: np.ndarray | None = None) -> tuple[np.ndar
         point = design.evaluate(np.sqrt(ratios), slope=True)
         return point.deviance, point.slope
 
-    start = np.ones(len(design.names)) if start is None else start
+    ratios = np.ones(len(design.names)) if start is None else start
     try:
-        found = minimize(
-            criterion,
-            start,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, None)] * start.size,
-            options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 2000},
-        )
-        ratios = np.asarray(found.x, dtype=np.float64)
-        return np.sqrt(ratios), calls, _settled(criterion, ratios)
+        for _ in range(1 + RESTARTS):
+            found = minimize(
+                criterion,
+                ratios,
+                jac=True,
+                method="L-BFGS-B",
+                bounds=[(0.0, None)] * ratios.size,
+                options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 2000},
+            )
+            ratios = np.asarray(found.x, dtype=np.float64)
+            settled = _settled(criterion, ratios)
+            if settled:
+                break
+        return np.sqrt(ratios), calls, settled
     except np.linalg.LinAlgError:  # a factorisation lost definiteness to rounding
         raise _breakdown(design) from None
+
+
+RESTARTS = 2
+"""Fresh L-BFGS-B runs from where the last stopped, when its criterion had not settled (its
+curvature memory, built far from the minimum, can stall it on a flat stretch)."""
 
 
 def _breakdown(design: _Design) -> DataError:
