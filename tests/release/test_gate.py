@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from typer.testing import CliRunner
@@ -333,3 +335,63 @@ def test_false_discovery_proportion_under_bh() -> None:
     mean = float(np.mean(fdp))
     assert mean == pytest.approx(0.0281, abs=5e-5)
     assert mean <= 0.05 + 2.576 * np.std(fdp) / np.sqrt(n_gates)
+
+
+def test_strata_give_each_claim_the_stratified_test(tmp_path: Path) -> None:
+    """gate(strata=True) reads the tables' groups as strata: each claim with method auto
+    is the stratified t-test of compare(strata=...) on that task; the CLI's --strata reads
+    the column so; a table without groups is refused."""
+    from evalsig.data import load_tasks
+
+    rng = np.random.default_rng(4)
+    rows = []
+    for task in ("arc", "mmlu"):
+        for i in range(200):
+            subject = f"s{i % 4}"
+            p = 0.4 + 0.1 * (i % 4)
+            for model, shift in (("base", 0.0), ("cand", 0.05)):
+                rows.append(
+                    {
+                        "model": model,
+                        "task": task,
+                        "item": f"{task}{i}",
+                        "subject": subject,
+                        "correct": int(rng.random() < p + shift),
+                    }
+                )
+    frame = pd.DataFrame(rows)
+    for model in ("base", "cand"):
+        frame[frame["model"] == model].drop(columns="model").to_csv(
+            tmp_path / f"{model}.csv", index=False
+        )
+    read = {"id_column": "item", "score_column": "correct", "task_column": "task"}
+    sides = [
+        load_tasks(tmp_path / f"{m}.csv", cluster_column="subject", **read)
+        for m in ("base", "cand")
+    ]
+    policy = {"tasks": [{"name": "arc"}, {"name": "mmlu"}]}
+    result = gate(sides[0], sides[1], policy=policy, strata=True)
+    for verdict in result.tasks:
+        task = verdict.task.name
+        groups = [str(s) for s in sides[0][task].clusters]
+        expected = compare(
+            replace(sides[0][task], clusters=None),
+            replace(sides[1][task], clusters=None),
+            strata=groups,
+            alternative="greater",
+            confidence_level=0.95,
+        )
+        assert verdict.comparison.method == "stratified-proportional"
+        assert verdict.comparison.pvalue == pytest.approx(expected.pvalue, rel=1e-10)
+    policy_path = tmp_path / "p.yaml"
+    policy_path.write_text("tasks: [arc, mmlu]\n", encoding="utf-8")
+    args = ["gate", "--policy", str(policy_path), str(tmp_path / "base.csv")]
+    args += [str(tmp_path / "cand.csv"), "--id", "item", "--score", "correct"]
+    args += ["--task-column", "task", "--strata", "subject", "--format", "json"]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code in (0, 1, 3), shown.output
+    document = json.loads(shown.stdout)
+    assert {t["comparison"]["method"] for t in document["tasks"]} == {"stratified-proportional"}
+    plain = [load_tasks(tmp_path / f"{m}.csv", **read) for m in ("base", "cand")]
+    with pytest.raises(DataError, match="they have none"):
+        gate(plain[0], plain[1], policy=policy, strata=True)

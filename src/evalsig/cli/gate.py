@@ -69,6 +69,14 @@ def gate_command(
         int, typer.Option(min=100, help="Resamples for resampling methods.")
     ] = 10_000,
     seed: Seed = None,
+    strata: Annotated[
+        str | None,
+        typer.Option(
+            "--strata",
+            help="Stratum column: fixed groups that make up the population (subjects); "
+            "the stratified t-test for claims with method auto. Not with --cluster.",
+        ),
+    ] = None,
     *,
     destination: Destination,
 ) -> None:
@@ -79,7 +87,12 @@ def gate_command(
     """
     from evalsig.release import gate
 
-    keywords = read.keywords()
+    if strata is not None and read.cluster_column is not None:
+        raise typer.BadParameter(
+            "give --cluster or --strata, not both: strata are fixed groups that make up the "
+            "population (subjects), clusters groups sampled from a larger set (passages)."
+        )
+    keywords = read.keywords() | ({"cluster_column": strata} if strata else {})
     with (
         data_errors(),
         stdin_paths([baseline, candidate], read.input_format) as (base_path, cand_path),
@@ -92,6 +105,7 @@ def gate_command(
             allow_changed_policy=allow_changed_policy,
             n_resamples=resamples,
             rng=seed,
+            strata=strata is not None,
         )
         document = as_given(result.to_dict())  # standard input named "-", not its file
     _render(document, destination)

@@ -25,7 +25,7 @@ from evalsig._documents import short
 from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.comparison import ComparisonResult, compare_paired
 from evalsig.data import PairedScores, ScoreTable, load_tasks, pair
-from evalsig.data.paired import paired_id_kinds
+from evalsig.data.paired import as_strata, paired_id_kinds
 from evalsig.data.provenance import Provenance, file_record, provenance
 from evalsig.data.readers import ReadOptions, collect_files
 from evalsig.data.readers.collect import Collector
@@ -222,6 +222,7 @@ def gate(
     allow_changed_policy: bool = False,
     n_resamples: int = 10_000,
     rng: np.random.Generator | int | None = None,
+    strata: bool = False,
 ) -> GateResult:
     """Decide a release over a pre-registered family of tasks.
 
@@ -244,6 +245,10 @@ def gate(
         correction draw from one seed: when ``rng`` is None it is drawn from the operating
         system's entropy and recorded as ``seed``, so ``rng=result.seed`` reproduces the
         gate exactly (a Generator passed in has no recoverable seed: recorded as None).
+    strata : bool
+        Read the groups the tables carry (their cluster column, e.g. the subjects) as
+        strata, not clusters: a claim with method "auto" then takes the stratified t-test
+        (:mod:`evalsig.inference.stratified`), and "stratified" is available.
 
     Returns
     -------
@@ -266,6 +271,8 @@ def gate(
     check = check_registration(policy, record, allow_changes=allow_changed_policy)
     notes: list[str] = []
     pairs = _family_pairs(policy, baseline, candidate, notes)
+    if strata:
+        pairs = {name: _stratified(name, paired) for name, paired in pairs.items()}
     alpha = policy.alpha
     generator, seed = seeded(rng)
     draws = generator if seed is None else seed  # one seed for every task and the correction
@@ -436,6 +443,16 @@ class _Results:
         raise DataError(
             f"{self.side}[{claim.name!r}] holds tasks {', '.join(map(repr, tables))}; give one."
         )
+
+
+def _stratified(task: str, paired: PairedScores) -> PairedScores:
+    """The task's pair with its groups read as strata."""
+    if paired.cluster_codes is None:
+        raise DataError(
+            f"task {task!r}: strata=True reads the groups the tables carry as strata, but "
+            "they have none; read the stratum column (CLI: --strata COLUMN)."
+        )
+    return as_strata(paired)
 
 
 def _pair(claim: TaskClaim, baseline: _Results, candidate: _Results) -> PairedScores:
