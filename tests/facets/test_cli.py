@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
+from evalsig.cli import app
 from evalsig.facets import decision_study, variance_sources
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -317,15 +319,15 @@ def test_a_leaderboard_and_a_budget_are_those_of_the_api(
             half_width=0.8,
         )
     )
-    for bad, message in [
+    for bad, message in [  # in this process: the subprocess runs above cover start-up
         (["--cost", "item=-1", "--budget", "5"], "--cost 'item=-1' is not"),
         (["--cost", "item:prompt=1", "--budget", "5", "--max-levels", "judge=3"], "not a facet"),
         (["--cost", "item:judge=1", "--budget", "5"], "not a facet or a combination"),
     ]:
-        code, _, err = _finish(_start([*arguments, *bad]))
-        lines = err.strip().splitlines()
-        assert code in (2, 4), err
-        assert len(lines) == 1, err
+        refused = CliRunner().invoke(app, ["variance", *arguments, *bad])
+        lines = refused.stderr.strip().splitlines()
+        assert refused.exit_code in (2, 4), refused.output
+        assert len(lines) == 1, refused.stderr
         assert message in lines[0]
 
 
@@ -361,6 +363,6 @@ def test_files_as_a_facet_are_the_long_table_of_their_runs(tmp_path: Path) -> No
         ([*paths[:2], "--facet", "item"], "give one long table"),
         ([paths[0], "--facet", "item", "--metric", "acc"], "are for results files"),
     ]:
-        code, _, err = _finish(_start(bad))
-        assert code == 2, err
-        assert message in err
+        refused = CliRunner().invoke(app, ["variance", *bad])
+        assert refused.exit_code == 2, refused.output
+        assert message in refused.stderr
