@@ -10,7 +10,7 @@ import pandas as pd
 from typer.testing import CliRunner
 
 from evalsig.cli import app
-from evalsig.data import describe
+from evalsig.data import describe, load
 
 runner = CliRunner()
 
@@ -52,7 +52,9 @@ def test_a_facet_column_is_not_called_a_cluster(tmp_path: Path) -> None:
     frame = pd.read_csv(path)
     frame["prompt"] = [f"p{i % 4}" for i in range(len(frame))]  # one template an item
     frame.to_csv(path, index=False)
-    notes = describe(path).notes
-    assert not any("group the items" in n for n in notes)
-    (note,) = [n for n in notes if "look like facets" in n]
+    (note,) = [n for n in describe(path).notes if "look like facets" in n]
     assert "items appear on several rows" not in note
+    read = load(path, id_column="item", score_column="score")  # where the cluster hint is made
+    assert not any("group the items" in n for n in read.notes)
+    frame.rename(columns={"prompt": "topic"}).to_csv(path, index=False)  # a grouping name
+    assert any("group the items" in n for n in load(path, id_column="item").notes)

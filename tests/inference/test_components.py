@@ -34,6 +34,7 @@ import pytest
 from evalsig.errors import DataError
 from evalsig.inference import components
 from evalsig.inference.components import (
+    ComponentFit,
     _Design,
     balanced_components,
     component_intervals,
@@ -288,14 +289,12 @@ def test_gradient_equals_central_differences(name: str) -> None:
         assert slope[k] == pytest.approx(estimate, rel=1e-7, abs=1e-7)
 
 
-def test_bootstrap_intervals_equal_a_plain_loop_of_fits() -> None:
-    """Each resample is the fitted model's scores drawn anew (the residual's draws, then
-    each term's, in order) and fitted from scratch: the percentile intervals of a plain
-    loop of fit_components on the same draws."""
-    y, terms = _case("nested")
-    fit = fit_components(y, terms)
-    got = component_intervals(y, terms, fit, n_resamples=100, rng=3)
-    rng = np.random.default_rng(3)
+def _loop_intervals(
+    y: np.ndarray, terms: dict[str, np.ndarray], fit: ComponentFit, *, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% percentile intervals of 100 resamples drawn from ``fit`` (the residual's
+    draws, then each term's, in order) and fitted one by one with fit_components."""
+    rng = np.random.default_rng(seed)
     draws = []
     for _ in range(100):
         simulated = fit.mean + math.sqrt(fit.residual) * rng.standard_normal(y.size)
@@ -304,6 +303,17 @@ def test_bootstrap_intervals_equal_a_plain_loop_of_fits() -> None:
         again = fit_components(simulated, terms)
         draws.append([*again.variances, again.residual])
     low, high = np.quantile(np.array(draws), [0.025, 0.975], axis=0)
+    return low, high
+
+
+def test_bootstrap_intervals_equal_a_plain_loop_of_fits() -> None:
+    """Each resample is the fitted model's scores drawn anew (the residual's draws, then
+    each term's, in order) and fitted from scratch: the percentile intervals of a plain
+    loop of fit_components on the same draws."""
+    y, terms = _case("nested")
+    fit = fit_components(y, terms)
+    got = component_intervals(y, terms, fit, n_resamples=100, rng=3)
+    low, high = _loop_intervals(y, terms, fit, seed=3)
     assert got.low == pytest.approx(tuple(low), abs=1e-6)
     assert got.high == pytest.approx(tuple(high), abs=1e-6)
     assert got.seed == 3
@@ -526,15 +536,7 @@ def test_bootstrap_on_a_complete_grid_equals_a_plain_loop_of_fits() -> None:
     y = y + rng.normal(0, 0.5, item.size)
     fit = fit_components(y, terms)
     got = component_intervals(y, terms, fit, n_resamples=100, rng=5)
-    loop = np.random.default_rng(5)
-    draws = []
-    for _ in range(100):
-        simulated = fit.mean + math.sqrt(fit.residual) * loop.standard_normal(y.size)
-        for codes, variance, levels in zip(terms.values(), fit.variances, fit.levels, strict=True):
-            simulated += math.sqrt(variance) * loop.standard_normal(levels)[codes]
-        again = fit_components(simulated, terms)
-        draws.append([*again.variances, again.residual])
-    low, high = np.quantile(np.array(draws), [0.025, 0.975], axis=0)
+    low, high = _loop_intervals(y, terms, fit, seed=5)
     assert got.low == pytest.approx(tuple(low), abs=1e-6)
     assert got.high == pytest.approx(tuple(high), abs=1e-6)
     assert got.draws.shape == (100, 7)
