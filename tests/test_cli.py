@@ -237,7 +237,8 @@ def test_compare_two_models_from_one_long_table(tmp_path: Path) -> None:
 
 def test_every_option_the_readers_suggest_exists_on_compare() -> None:
     """Messages and notes name options such as --key or --metric: compare must have each
-    (but --follow, which only monitor's streams take, and --facet, evalsig variance's)."""
+    (but --follow, which only monitor's streams take, and --model and --model-column, which
+    the long-table reader names for evalsig variance)."""
     import re
 
     source = Path(evalsig.__file__).parent
@@ -253,7 +254,7 @@ def test_every_option_the_readers_suggest_exists_on_compare() -> None:
     monitor_only = {"--follow"}  # the shared stream opener names monitor's own option
     assert all(flag in streams for flag in monitor_only)
     variance = runner.invoke(app, ["variance", "--help"], env={"COLUMNS": "200"}).stdout
-    variance_only = {"--facet"}  # the route to `evalsig variance` for a facet column
+    variance_only = {"--model", "--model-column"}  # the long-table reader's, for variance
     assert all(flag in variance for flag in variance_only)
     others = harness_flags | monitor_only | variance_only
     missing = sorted(flag for flag in named - others if flag not in help_text)

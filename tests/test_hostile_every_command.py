@@ -105,6 +105,11 @@ INVOCATIONS: dict[str, tuple[Invocation, ...]] = {
     "compare": (
         _i(f"compare {{bad}} {{cand}} {JSON}", "pair"),
         _i(f"compare {{pair}} {{bad}} {JSON}", "pair"),  # read beside the first
+        _i(
+            f"compare {{bad}} {{bad}} --facet item --facet run --baseline-where model=a "
+            f"--candidate-where model=b {JSON}",
+            "long",
+        ),
     ),
     "gate": (
         _i(f"gate --policy {{policy}} {{bad}} {{cand}} --task-column task {JSON}", "pair"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
@@ -15,7 +15,7 @@ from evalsig import plugins
 from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
 from evalsig.data.loading import load_pair
 from evalsig.data.paired import OnMismatch, OnMissing, PairedScores, as_strata
-from evalsig.data.provenance import Provenance, provenance
+from evalsig.data.provenance import Provenance, in_memory_origin, provenance
 from evalsig.data.table import ScoreTable, items_per_block
 from evalsig.errors import DataError
 from evalsig.inference._bootstrap import MIN_ITEMS as MIN_BOOTSTRAP_ITEMS
@@ -77,7 +77,8 @@ class ComparisonResult(PairedDecision, Tested):
     candidate_mean: float
     n_items: int
     n_runs: tuple[int, int]
-    """Largest number of runs per item of the baseline and of the candidate."""
+    """Largest number of runs per item of the baseline and of the candidate (method
+    "facets": the cells of the facets an item holds, on average, rounded up)."""
     n_clusters: int | None
     n01: int | None
     """Items the baseline gets wrong and the candidate right (binary single-run data)."""
@@ -292,6 +293,7 @@ def compare(
     one_sided: bool | None = None,
     cluster: Any = None,
     strata: Any = None,
+    facets: Sequence[str] | None = None,
     on_missing: OnMissing = "error",
     on_mismatch: OnMismatch = "error",
     confidence_level: float = 0.95,
@@ -338,6 +340,11 @@ def compare(
         Stratum of each item, in the forms ``cluster`` takes: fixed groups that are the
         whole population of interest (an exam's subjects, a suite's subtasks). Not with
         ``cluster``.
+    facets : sequence of str, optional
+        Columns of long tables (DataFrames or mappings, a score a row, in a column named
+        ``score``, ``correct``, ``acc`` ...) crossing the items with other sampled facets:
+        ``["item", "prompt", "run"]``, item first. Method "facets" (:mod:`evalsig.facets.paired`):
+        the mean difference by cell, SE from every facet's REML component, Satterthwaite df.
     on_missing : {"error", "intersect"}
         Items present on one side only: an error (default) or compare the shared items
         and record how many were dropped.
@@ -374,6 +381,38 @@ def compare(
     alternative = _resolve_alternative(alternative, one_sided)
     confidence_level = check_confidence_level(confidence_level)
     _check_method(method)
+    if facets is not None:
+        return _compare_facets(
+            baseline,
+            candidate,
+            facets=facets,
+            method=method,
+            others={"variant": variant, "cluster": cluster, "strata": strata},
+            on_missing=on_missing,
+            alternative=alternative,
+            confidence_level=confidence_level,
+        )
+    paired = _pair(baseline, candidate, cluster, strata, on_missing, on_mismatch)
+    return compare_paired(
+        paired,
+        method=method,
+        variant=variant,
+        alternative=alternative,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        rng=rng,
+    )
+
+
+def _pair(
+    baseline: Any,
+    candidate: Any,
+    cluster: Any,
+    strata: Any,
+    on_missing: OnMissing,
+    on_mismatch: OnMismatch,
+) -> PairedScores:
+    """The two sides aligned by item, with their clusters or strata."""
     if strata is not None and cluster is not None:
         raise DataError(
             "give `cluster` or `strata`, not both: strata are fixed groups that make up the "
@@ -386,17 +425,7 @@ def compare(
         on_missing=on_missing,
         on_mismatch=on_mismatch,
     )
-    if strata is not None:
-        paired = as_strata(paired)
-    return compare_paired(
-        paired,
-        method=method,
-        variant=variant,
-        alternative=alternative,
-        confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        rng=rng,
-    )
+    return paired if strata is None else as_strata(paired)
 
 
 def compare_paired(
@@ -492,6 +521,83 @@ def compare_paired(
         ),
         _interval=test._interval,
     )
+
+
+def _compare_facets(
+    baseline: Any,
+    candidate: Any,
+    *,
+    facets: Sequence[str],
+    method: str,
+    others: Mapping[str, Any],
+    on_missing: OnMissing,
+    alternative: Alternative,
+    confidence_level: float,
+) -> ComparisonResult:
+    """:func:`compare` of two long tables whose items cross other facets."""
+    from evalsig.facets.paired import METHOD, facet_test, score_column_of
+
+    if method not in ("auto", METHOD):
+        raise DataError(
+            f"with `facets`, the test is method={METHOD!r} (REML components, Satterthwaite "
+            f"df); got method={method!r}: leave `method` out, or drop `facets`."
+        )
+    given = [name for name, value in others.items() if value is not None]
+    if given:
+        raise DataError(
+            f"`{given[0]}` does not apply with `facets`: a grouping of the items is a facet "
+            f"of its own (add its column to `facets`, before the item column's interactions)."
+        )
+    score_column = score_column_of(baseline, facets)
+    test, sources = facet_test(
+        baseline,
+        candidate,
+        facets=facets,
+        score_column=score_column,
+        on_missing=on_missing,
+        alternative=alternative,
+        confidence_level=confidence_level,
+    )
+    assert sources.baseline_mean is not None  # a difference has its baseline
+    levels = dict(zip(sources.facets, (row.levels for row in sources.terms), strict=False))
+    per_item = sources.n / levels[sources.facets[0]]
+    scores = [*_column_values(baseline, score_column), *_column_values(candidate, score_column)]
+    return ComparisonResult(
+        estimate=test.estimate,
+        ci=test.ci,
+        pvalue=test.pvalue,
+        statistic=test.statistic,
+        statistic_name=test.statistic_name,
+        df=test.df,
+        se=test.se,
+        method=test.method,
+        method_reason="the items cross facets: " + ", ".join(sources.facets),
+        estimand=test.estimand,
+        alternative=alternative,
+        baseline_mean=sources.baseline_mean,
+        candidate_mean=sources.baseline_mean + sources.mean,
+        n_items=levels[sources.facets[0]],
+        n_runs=(math.ceil(per_item), math.ceil(per_item)),
+        n_clusters=None,
+        n01=None,
+        n10=None,
+        n_resamples=None,
+        n_dropped=sources.n_dropped,
+        n_mismatched=0,
+        percent_scale=bool(min(scores) >= 0.0 and max(scores) <= 1.0),
+        notes=test.notes,
+        provenance=provenance(
+            {
+                "baseline": in_memory_origin(type(baseline).__name__),
+                "candidate": in_memory_origin(type(candidate).__name__),
+            }
+        ),
+        _interval=test._interval,
+    )
+
+
+def _column_values(table: Any, column: str) -> list[float]:
+    return [float(value) for value in np.asarray(table[column], dtype=np.float64).ravel()]
 
 
 def _check_method(method: object) -> None:

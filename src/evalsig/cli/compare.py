@@ -125,6 +125,15 @@ def compare_command(
             "subtasks); the stratified t-test. Not with --cluster.",
         ),
     ] = None,
+    facet: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--facet",
+            help="A facet column of long tables, one score a row (repeat, the item column "
+            "first: --facet item --facet prompt): the test 'facets', its SE from the REML "
+            "components of every facet, t on Satterthwaite's df.",
+        ),
+    ] = None,
     *,
     pairing: Pairing,
     destination: Destination,
@@ -132,6 +141,22 @@ def compare_command(
     """Compare CANDIDATE with BASELINE on the same items, with a paired test."""
     from evalsig.data import load
 
+    if facet:
+        with data_errors(), stdin_paths([baseline, candidate], read.input_format) as paths:
+            result = _compare_facets(
+                paths,
+                facet,
+                read,
+                (baseline_where or [], candidate_where or []),
+                method=method,
+                variant=variant,
+                alternative=alternative,
+                one_sided=one_sided or None,
+                confidence_level=confidence_level,
+                on_missing=pairing.on_missing,
+            )
+            render(result, destination)
+        return
     if strata is not None and read.cluster_column is not None:
         raise typer.BadParameter(
             "give --cluster or --strata, not both: strata are fixed groups that make up the "
@@ -164,6 +189,65 @@ def compare_command(
             **pairing.keywords(),
         )
         render(result, destination)  # inside: standard input is named "-"
+
+
+def _compare_facets(
+    paths: list[str],
+    facets: list[str],
+    read: ReadFiles,
+    wheres: tuple[list[str], list[str]],
+    **options: Any,
+) -> ComparisonResult:
+    """--facet: each side a long table read through the shared record reader; a side's
+    ``--baseline-where``/``--candidate-where`` (one COLUMN=VALUE) chooses its model's rows."""
+    from dataclasses import replace
+
+    from evalsig.cli.application import EXIT_USAGE, fail
+    from evalsig.cli.options import parse_where
+    from evalsig.comparison import compare
+    from evalsig.data.long_table import read_long_table
+    from evalsig.data.provenance import Origin, file_record, provenance
+
+    score = read.score_column or "score"
+    given = [name for name in ("where", "cluster_column", "run_column") if getattr(read, name)]
+    if given or score in facets or (score != "score" and "score" in facets):
+        option = {"where": "--where", "cluster_column": "--cluster", "run_column": "--run"}
+        what = option[given[0]] if given else "--facet score"
+        fail(
+            f"{what} does not apply with --facet: runs, clusters and groups are facets "
+            "(name each with --facet), a side's rows are chosen with --baseline-where / "
+            "--candidate-where COLUMN=VALUE, and the score column is --score.",
+            EXIT_USAGE,
+        )
+    tables, origins = [], {}
+    for side, path, where in zip(("baseline", "candidate"), paths, wheres, strict=True):
+        chosen = parse_where(where)
+        if len(chosen) > 1:
+            fail(
+                f"with --facet, a side's rows are chosen by one COLUMN=VALUE; got {where}.",
+                EXIT_USAGE,
+            )
+        column, model = next(iter(chosen.items()), ("model", None))
+        (table,), _ = read_long_table(
+            path,
+            facets=facets,
+            score_column=score,
+            model_column=column,
+            models=[model] if model is not None else (),
+            separator=read.separator,
+            choose="Choose each side's rows with --baseline-where model=NAME and "
+            "--candidate-where model=NAME.",
+        )
+        tables.append({**{name: table[name] for name in facets}, "score": table[score]})
+        origins[side] = Origin(
+            files=(file_record(path),),
+            format="long table",
+            model=model,
+            model_from=None if model is None else "--where model=",
+            where=tuple(chosen.items()),
+        )
+    result = compare(tables[0], tables[1], facets=facets, **options)
+    return replace(result, provenance=provenance(origins))
 
 
 def _strata(tables: list[Any]) -> dict[str, object]:

@@ -26,13 +26,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from evalsig._json import SCHEMA_VERSION, seed_null
+from evalsig._json import SCHEMA_VERSION, json_safe, seed_null
+from evalsig.data.paired import OnMissing
 from evalsig.errors import DataError
+from evalsig.inference._common import ConfidenceInterval, check_confidence_level, t_interval
 from evalsig.inference.components import (
     ComponentFit,
     ComponentIntervals,
     component_intervals,
     fit_components,
+    mean_df,
     mean_variance_shares,
     same_grouping,
 )
@@ -82,13 +85,24 @@ class VarianceSourcesResult(Result):
     """The random terms, then the residual."""
     mean: float
     """The plain mean of the rows (the score, or the mean paired difference)."""
+    baseline_mean: float | None
+    """The baseline's mean over the cells both tables hold (None for one model's score);
+    the candidate's is ``baseline_mean + mean``."""
     se: float
     r""":math:`\sqrt{\operatorname{Var}(\bar y)}` from the components."""
+    df: float
+    """Satterthwaite's degrees of freedom of ``se`` (from the REML estimates' covariance;
+    NaN where it is not defined: every component at 0 but the residual's, with no
+    spread)."""
+    ci: ConfidenceInterval
+    """The mean's t interval on ``df`` degrees of freedom, at ``confidence_level``."""
     reml_mean: float
     """REML's generalised-least-squares mean (weights rows by the fitted covariance)."""
     reml_se: float
     n: int
     """Rows (cells) used."""
+    n_dropped: tuple[int, int] = (0, 0)
+    """Cells left out of a difference as in one table only: (the baseline's, data's)."""
     criterion: float
     """The REML criterion at the estimate (lme4's ``REMLcrit``)."""
     converged: bool
@@ -109,6 +123,8 @@ class VarianceSourcesResult(Result):
         seed_null(nulls, self.seed, drew=self.n_resamples > 0)
         if not self.n_resamples:
             nulls["terms[].low"] = nulls["terms[].high"] = "no resamples: n_resamples=0"
+        if self.baseline_mean is None:
+            nulls["baseline_mean"] = "one model's score: no baseline"
         return {
             "kind": "variance-sources",
             "schema_version": SCHEMA_VERSION,
@@ -116,8 +132,16 @@ class VarianceSourcesResult(Result):
             "estimand": self.estimand,
             "facets": list(self.facets),
             "n": self.n,
+            "n_dropped": {"only_baseline": self.n_dropped[0], "only_data": self.n_dropped[1]},
             "mean": self.mean,
+            "baseline_mean": self.baseline_mean,
             "se": self.se,
+            "df": json_safe(self.df, "df", nulls, "undefined: no variance to spread"),
+            "ci": {
+                "low": json_safe(self.ci.low, "ci.low", nulls, "undefined: no df"),
+                "high": json_safe(self.ci.high, "ci.high", nulls, "undefined: no df"),
+                "confidence_level": self.ci.confidence_level,
+            },
             "reml_mean": self.reml_mean,
             "reml_se": self.reml_se,
             "criterion": self.criterion,
@@ -170,6 +194,7 @@ def variance_sources(
     facets: Sequence[str],
     score_column: str = "score",
     baseline: Table | None = None,
+    on_missing: OnMissing = "intersect",
     n_resamples: int = 200,
     confidence_level: float = 0.95,
     rng: np.random.Generator | int | None = None,
@@ -210,8 +235,9 @@ def variance_sources(
     Notes
     -----
     The terms are each facet and each combination of facets, smallest first, leaving out a
-    combination that groups the rows as an earlier term does (nested facets) or that has
-    a level a row (it is the residual). REML by
+    combination that groups the rows as an earlier term does (nested facets) and a facet
+    or combination that has a level a row (it is the residual: runs labelled anew in each
+    item). REML by
     :func:`evalsig.inference.components.fit_components`; see the module's docstring for
     the share of the standard error.
 
@@ -227,12 +253,20 @@ def variance_sources(
     ['item', 'prompt', 'residual']
     """
     facets = _check_facets(facets, score_column)
+    confidence_level = check_confidence_level(confidence_level)
     labels, y = _columns(data, facets, score_column, "data")
     notes: list[str] = []
-    estimand = "score"
+    if on_missing not in ("intersect", "error"):
+        raise DataError(f"`on_missing` must be 'intersect' or 'error'; got {on_missing!r}.")
+    estimand, baseline_mean, dropped = "score", None, (0, 0)
     if baseline is not None:
         base_labels, base_y = _columns(baseline, facets, score_column, "baseline")
-        labels, y = _paired(labels, y, base_labels, base_y, notes)
+        labels, y, baseline_mean, dropped = _paired(labels, y, base_labels, base_y, notes)
+        if on_missing == "error" and any(dropped):
+            raise DataError(
+                f"{dropped[1]} cells of `data` and {dropped[0]} of `baseline` are in one "
+                "table only; pass on_missing='intersect' to compare the cells in both."
+            )
         estimand = "difference"
     terms = _terms(facets, labels, y.shape[0])
     fit = fit_components(y, terms)
@@ -255,7 +289,8 @@ def variance_sources(
                 f"{intervals.unsettled} of {n_resamples} bootstrap fits stopped before their "
                 "criterion settled (kept in the intervals)"
             )
-    return _result(fit, intervals, terms, y, facets, estimand, notes, confidence_level)
+    result = _result(fit, intervals, terms, y, facets, estimand, notes, confidence_level)
+    return dataclasses.replace(result, baseline_mean=baseline_mean, n_dropped=dropped)
 
 
 def _check_facets(facets: Sequence[str], score: str) -> tuple[str, ...]:
@@ -335,8 +370,10 @@ def _paired(
     base_labels: list[np.ndarray],
     base_y: np.ndarray,
     notes: list[str],
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """The differences on the cells both tables hold (each cell once in each)."""
+) -> tuple[list[np.ndarray], np.ndarray, float, tuple[int, int]]:
+    """The differences on the cells both tables hold (each cell once in each), the
+    baseline's mean over those cells, and the cells of each table left out (baseline's,
+    data's)."""
     n = y.shape[0]
     joined = [np.concatenate([a, b]) for a, b in zip(labels, base_labels, strict=True)]
     cell = _cells(joined)
@@ -360,7 +397,9 @@ def _paired(
             f"baseline are in one table only; the difference is over the {common.size} "
             "cells in both"
         )
-    return [column[at_ours] for column in labels], y[at_ours] - base_y[at_theirs]
+    base = base_y[at_theirs]
+    dropped = (theirs.size - common.size, n - common.size)
+    return [column[at_ours] for column in labels], y[at_ours] - base, float(base.mean()), dropped
 
 
 def _terms(facets: tuple[str, ...], labels: list[np.ndarray], n: int) -> dict[str, np.ndarray]:
@@ -374,7 +413,8 @@ def _terms(facets: tuple[str, ...], labels: list[np.ndarray], n: int) -> dict[st
                 f"facet {name!r} has one level ({column[0]!r}): its variance is not "
                 "estimable; leave it out of `facets`."
             )
-        terms[name] = codes
+        if codes.max() + 1 < n:  # a level a row (runs labelled anew in each item): the residual
+            terms[name] = codes
     for size in range(2, len(facets) + 1):
         for combo in itertools.combinations(range(len(facets)), size):
             codes = _cells([labels[i] for i in combo])
@@ -382,6 +422,12 @@ def _terms(facets: tuple[str, ...], labels: list[np.ndarray], n: int) -> dict[st
             if levels >= n or any(same_grouping(codes, other) for other in terms.values()):
                 continue
             terms[":".join(facets[i] for i in combo)] = codes
+    if not terms:
+        raise DataError(
+            f"every facet of {list(facets)} has a level a row: no facet repeats, so no "
+            "variance can be told from the residual's; name the facets that rows share "
+            "(the item column)."
+        )
     return terms
 
 
@@ -397,6 +443,13 @@ def _result(
 ) -> VarianceSourcesResult:
     parts = mean_variance_shares(fit, terms)
     total_se2 = sum(parts.values())
+    df = mean_df(y, terms, fit) if total_se2 > 0 else math.nan
+    mean = float(y.mean())
+    low, high = (
+        t_interval(mean, math.sqrt(total_se2), df, confidence_level, "two-sided")
+        if math.isfinite(df)
+        else (math.nan, math.nan)
+    )
     total = sum(fit.variances) + fit.residual
     rows = [
         SourceRow(
@@ -434,8 +487,11 @@ def _result(
         estimand=estimand,
         facets=facets,
         terms=tuple(rows),
-        mean=float(y.mean()),
+        mean=mean,
+        baseline_mean=None,
         se=math.sqrt(total_se2),
+        df=df,
+        ci=ConfidenceInterval(low=low, high=high, confidence_level=confidence_level),
         reml_mean=fit.mean,
         reml_se=fit.mean_se,
         n=fit.n,

@@ -52,6 +52,7 @@ __all__ = [
     "balanced_components",
     "component_intervals",
     "fit_components",
+    "mean_df",
     "mean_variance_shares",
     "nested_runs",
     "same_grouping",
@@ -515,6 +516,76 @@ def mean_variance_shares(fit: ComponentFit, terms: Mapping[str, np.ndarray], /) 
         parts[name] = variance * float(counts @ counts) / (n * n)
     parts["residual"] = fit.residual / n
     return parts
+
+
+def mean_df(
+    y: np.ndarray | Sequence[float], terms: Mapping[str, np.ndarray], fit: ComponentFit, /
+) -> float:
+    r"""Satterthwaite's degrees of freedom of :math:`\widehat{\operatorname{Var}}(\bar y)`,
+    the variance of the plain mean that :func:`mean_variance_shares` splits.
+
+    With :math:`V = \sum_k c_k \sigma_k^2 + \sigma^2 / n` and :math:`\hat\Sigma` the
+    asymptotic covariance of the REML estimates (twice the inverse Hessian of the
+    unprofiled REML criterion, taken in the log variances),
+
+    .. math:: \nu = \frac{2 V^2}{\nabla V^\top \hat\Sigma \, \nabla V},
+
+    as lmerTest does for a fixed effect (Kuznetsova et al. 2017; Satterthwaite 1946).
+    Components at the boundary are held at 0. In a balanced design it is the classical
+    Satterthwaite df of the mean squares that make up :math:`V` (one facet: ``L - 1``).
+    """
+    design = _Design.build(np.asarray(y, dtype=np.float64), dict(terms))
+    n = design.n
+    coefficients = [
+        float(np.bincount(np.asarray(terms[name])) @ np.bincount(np.asarray(terms[name]))) / (n * n)
+        for name in fit.terms
+    ]
+    free = [k for k, v in enumerate(fit.variances) if v > 0.0]
+    start = np.log([fit.variances[k] for k in free] + [fit.residual])
+    variances = np.zeros(len(fit.terms))
+
+    def deviance(point: np.ndarray) -> float:
+        sigma2 = math.exp(point[-1])
+        variances[free] = np.exp(point[:-1])
+        evaluated = design.evaluate(np.sqrt(variances / sigma2))
+        dof = n - 1
+        logdet = evaluated.deviance - dof * (1.0 + math.log(2.0 * math.pi * evaluated.r2 / dof))
+        return logdet + dof * math.log(2.0 * math.pi * sigma2) + evaluated.r2 / sigma2
+
+    hessian = _hessian(deviance, start, step=1e-3)
+    parts = np.array([coefficients[k] * fit.variances[k] for k in free] + [fit.residual / n])
+    total = float(parts.sum())
+    try:
+        spread = float(parts @ np.linalg.solve(hessian, parts)) * 2.0
+    except np.linalg.LinAlgError:
+        return math.nan
+    return 2.0 * total * total / spread if spread > 0.0 else math.nan
+
+
+def _hessian(function: Callable[[np.ndarray], float], at: np.ndarray, *, step: float) -> np.ndarray:
+    """Central second differences of ``function`` at ``at``."""
+    size = at.size
+    out = np.empty((size, size))
+    centre = function(at)
+
+    def shifted(i: int, a: float, j: int, b: float) -> float:
+        point = at.copy()
+        point[i] += a
+        point[j] += b
+        return function(point)
+
+    for i in range(size):
+        out[i, i] = (shifted(i, step, i, step) - 2.0 * centre + shifted(i, -step, i, -step)) / (
+            4.0 * step * step
+        )
+        for j in range(i):
+            out[i, j] = out[j, i] = (
+                shifted(i, step, j, step)
+                - shifted(i, step, j, -step)
+                - shifted(i, -step, j, step)
+                + shifted(i, -step, j, -step)
+            ) / (4.0 * step * step)
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,8 @@ def sizes(r: Result) -> str:
     b, c = runs["baseline"], runs["candidate"]
     text = f"n = {r['n_items']:,} items"
     if (b, c) != (1, 1):
-        text += f" x {b if b == c else f'{b}/{c}'} runs"
+        unit = "cells" if r["method"] == "facets" else "runs"
+        text += f" x {b if b == c else f'{b}/{c}'} {unit}"
     if r["n_clusters"] is not None:
         text += f" in {r['n_clusters']:,} clusters"
     if r.get("n_strata") is not None:

@@ -44,9 +44,17 @@ def sources_lead(r: Result) -> list[str]:
     """What was decomposed, the estimate and its SE, and the largest source of the SE."""
     what = "paired difference" if r["estimand"] == "difference" else "score"
     top = max(r["terms"], key=lambda t: t["share_of_se"])
+    ci = r["ci"]
+    interval = (
+        f"{ci['confidence_level']:.0%} CI {ci['low']:.4g} to {ci['high']:.4g} "
+        f"(t on {r['df']:.3g} Satterthwaite df)"
+        if r["df"] is not None and ci["low"] is not None
+        else "no interval (no variance to spread)"
+    )
     return [
         f"{what} {r['mean']:.4g}, SE {r['se']:.3g} over {r['n']:,} scores; facets: "
         + ", ".join(r["facets"]),
+        interval,
         f"largest share of the SE: {top['term']} ({100 * top['share_of_se']:.1f}%)",
         f"method: {r['method']}"
         + (
