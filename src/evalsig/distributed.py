@@ -87,6 +87,7 @@ class Executor:
         *,
         n_resamples: int,
         rng: np.random.SeedSequence | np.random.Generator | int,
+        strata: np.ndarray | None = None,
     ) -> np.ndarray:
         """``(M, n_resamples)`` bootstrap ranks, chunk by chunk (see
         :func:`evalsig.inference.ranking.bootstrap_ranks`)."""
@@ -95,14 +96,16 @@ class Executor:
             (min(CHUNK, n_resamples - k * CHUNK), child)
             for k, child in enumerate(seed_sequence(rng).spawn(n_chunks))
         ]
-        parts = self.map(_chunk, (sums, counts), pieces)
+        parts = self.map(_chunk, (sums, counts, strata), pieces)
         return np.concatenate(parts, axis=1)
 
 
-def _chunk(shared: tuple[np.ndarray, np.ndarray], piece: tuple[int, Any]) -> np.ndarray:
-    sums, counts = shared
+def _chunk(
+    shared: tuple[np.ndarray, np.ndarray, np.ndarray | None], piece: tuple[int, Any]
+) -> np.ndarray:
+    sums, counts, strata = shared
     size, seed = piece
-    return ranks_of_chunk(sums, counts, sums.shape[1], size, seed)
+    return ranks_of_chunk(sums, counts, sums.shape[1], size, seed, strata)
 
 
 def local() -> Executor:

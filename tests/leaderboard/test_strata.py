@@ -67,6 +67,69 @@ def test_every_pair_and_score_is_that_of_compare_and_score() -> None:
     assert any("4 strata (sizes 30 to 90)" in note for note in board.notes)
 
 
+def test_stratified_weights_keep_each_stratum_and_one_stratum_is_the_plain_draw() -> None:
+    from evalsig.inference.ranking import unit_weights
+
+    strata = np.array([2, 0, 1, 0, 2, 2, 1, 0, 0, 2])
+    w = unit_weights(np.random.default_rng(4), 10, 300, strata)
+    for h in range(3):
+        assert (w[strata == h].sum(axis=0) == (strata == h).sum()).all()
+    plain = unit_weights(np.random.default_rng(5), 10, 300)
+    assert np.array_equal(unit_weights(np.random.default_rng(5), 10, 300, np.zeros(10, int)), plain)
+
+
+def test_the_stratified_bootstrap_variance_is_cochrans() -> None:
+    """Over 4,000 draws the variance of a bootstrapped mean is within 8% of the stratified
+    variance sum_h (n_h / n)^2 s_h^2 / n_h, s_h^2 each stratum's variance about its own
+    mean (divisor n_h, as the bootstrap draws from the stratum); the unstratified bootstrap
+    adds the variance between the strata's means."""
+    from evalsig.inference.ranking import unit_weights
+
+    rng = np.random.default_rng(8)
+    strata = np.repeat(np.arange(4), [30, 50, 70, 90])
+    x = np.repeat([0.2, 0.5, 0.7, 0.9], [30, 50, 70, 90]) + rng.normal(0, 0.2, 240)
+    means = x @ unit_weights(np.random.default_rng(9), 240, 4000, strata) / 240
+    cochran = sum(
+        (np.sum(strata == h) / 240) ** 2 * np.var(x[strata == h]) / np.sum(strata == h)
+        for h in range(4)
+    )
+    assert means.var() == pytest.approx(cochran, rel=0.08)
+    plain = x @ unit_weights(np.random.default_rng(9), 240, 4000) / 240
+    assert plain.var() == pytest.approx(np.var(x) / 240, rel=0.08)
+    assert np.var(x) / 240 > 2 * cochran  # the between-strata variance the strata leave out
+
+
+def test_a_stratified_board_resamples_items_within_strata() -> None:
+    """The board hands its bootstrap each item's stratum, in the order of its items."""
+    from evalsig.distributed import Executor
+
+    given: list[np.ndarray | None] = []
+
+    class Recording(Executor):
+        def bootstrap_ranks(self, *args: object, **kwargs: object) -> np.ndarray:
+            given.append(kwargs.get("strata"))  # type: ignore[arg-type]
+            return super().bootstrap_ranks(*args, **kwargs)  # type: ignore[arg-type]
+
+    table = _long(2)
+    board = leaderboard(
+        table,
+        strata="subject",
+        id_column="item",
+        score_column="correct",
+        rng=3,
+        n_resamples=400,
+        executor=Recording(),
+    )
+    assert any("resamples of items within each of the 4 strata" in n for n in board.notes)
+    (codes,) = given
+    assert codes is not None
+    subject = table.drop_duplicates("item")["subject"].to_numpy()  # items in the table's order
+    pairs = set(zip(codes.tolist(), subject.tolist(), strict=True))
+    assert len(pairs) == len(set(subject)) == len(set(codes.tolist())) == 4  # one code a subject
+    plain = leaderboard(table, id_column="item", score_column="correct", rng=3, n_resamples=400)
+    assert any("resamples of items," in n for n in plain.notes)
+
+
 def test_refusals() -> None:
     table = _long(1)
     with pytest.raises(DataError, match="not both"):

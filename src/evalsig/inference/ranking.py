@@ -63,6 +63,7 @@ def bootstrap_ranks(
     n_resamples: int,
     rng: np.random.SeedSequence | np.random.Generator | int,
     chunk: int = 200,
+    strata: np.ndarray | None = None,
 ) -> np.ndarray:
     """``(M, n_resamples)`` ranks of each model's mean in unit bootstraps (items or clusters).
 
@@ -71,14 +72,18 @@ def bootstrap_ranks(
     replacement (multinomial counts), so a model's mean is ``(sums @ w) / (counts @ w)``:
     a matrix product per chunk of resamples, never a copy of the data. Chunks draw from
     children of one SeedSequence (``rng``, or one built from it: :func:`seed_sequence`), so
-    results do not depend on how chunks are scheduled.
+    results do not depend on how chunks are scheduled. ``strata`` (a code ``0 .. H - 1``
+    a unit) draws each stratum's units within it, keeping its size: the stratified
+    bootstrap, whose variance leaves out the variance between strata.
     """
     units = sums.shape[1]
     n_chunks = -(-n_resamples // chunk)
     out = np.empty((sums.shape[0], n_resamples), dtype=np.int64)
     for k, child in enumerate(seed_sequence(rng).spawn(n_chunks)):
         size = min(chunk, n_resamples - k * chunk)
-        out[:, k * chunk : k * chunk + size] = ranks_of_chunk(sums, counts, units, size, child)
+        out[:, k * chunk : k * chunk + size] = ranks_of_chunk(
+            sums, counts, units, size, child, strata
+        )
     return out
 
 
@@ -99,21 +104,41 @@ def seed_sequence(
 
 
 def ranks_of_chunk(
-    sums: np.ndarray, counts: np.ndarray, units: int, size: int, seed: np.random.SeedSequence
+    sums: np.ndarray,
+    counts: np.ndarray,
+    units: int,
+    size: int,
+    seed: np.random.SeedSequence,
+    strata: np.ndarray | None = None,
 ) -> np.ndarray:
     """Ranks (1 = best, ties share the best rank) in ``size`` resamples of one chunk.
 
     The weighted totals are exact (integer scores and counts directly, other scores by
     error-free products), so a chunk ranks the same in any process.
     """
-    rng = np.random.default_rng(seed)
-    w = rng.multinomial(units, np.full(units, 1.0 / units), size=size).T.astype(np.float64)
+    w = unit_weights(np.random.default_rng(seed), units, size, strata)
     whole = bool(np.all(sums == np.rint(sums))) and float(np.abs(sums).max(initial=0)) < 2**26
     totals = sums @ w if whole and units < 2**26 else times_counts(sums, w, units)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = totals / (counts @ w)
     means = np.where(np.isnan(means), -np.inf, means)  # a model with no drawn items ranks last
     return min_ranks(-means)
+
+
+def unit_weights(
+    rng: np.random.Generator, units: int, size: int, strata: np.ndarray | None = None
+) -> np.ndarray:
+    """``(units, size)`` bootstrap counts: each column a multinomial draw of ``units`` units
+    with replacement, or, with ``strata``, of each stratum's units within it (the stratum's
+    size kept). One stratum draws exactly as none."""
+    if strata is None:
+        drawn = rng.multinomial(units, np.full(units, 1.0 / units), size=size)
+        return np.asarray(drawn.T, dtype=np.float64)
+    w = np.empty((units, size))
+    for members in np.split(np.argsort(strata, kind="stable"), np.cumsum(np.bincount(strata))[:-1]):
+        n = members.size
+        w[members] = rng.multinomial(n, np.full(n, 1.0 / n), size=size).T
+    return w
 
 
 def min_ranks(values: np.ndarray) -> np.ndarray:

@@ -309,7 +309,7 @@ def leaderboard(
     strata : str or True, optional
         A column of strata (fixed groups that make up the population: subjects), or True
         for the groups the data carry: stratified tests and intervals
-        (:mod:`evalsig.inference.stratified`); the bootstrap resamples items.
+        (:mod:`evalsig.inference.stratified`); the bootstrap resamples items within each stratum.
     **keywords
         The fields of :class:`~evalsig.data.ReadOptions` but ``task`` (which here names
         the task) as keywords, a shorthand for ``read`` (``cluster_column="subject"``). A
@@ -352,7 +352,10 @@ def leaderboard(
     resampled = _as_strata(scores, notes) if stratified else scores  # items, not strata
     run = executor or local()
     sums = run.pair_sums(scores.scores, scores.cluster_codes)
-    boot, recorded = _bootstrap_ranks(run, resampled, n_resamples, seed, level, notes)
+    strata_codes = scores.cluster_codes if stratified else None
+    boot, recorded = _bootstrap_ranks(
+        run, resampled, n_resamples, seed, level, notes, strata=strata_codes
+    )
     board = leaderboard_from_sums(
         sums,
         names=scores.names,
@@ -427,7 +430,7 @@ def _with_strata(options: ReadOptions, strata: str | bool | None) -> ReadOptions
 def _as_strata(scores: ModelScores, notes: list[str]) -> ModelScores:
     """Check the scores' groups as strata (each of at least 2 items) and note what strata
     estimate and what clusters would; the scores without their groups (for the
-    bootstrap, which resamples items)."""
+    bootstrap, which resamples items within the strata)."""
     if scores.cluster_codes is None:
         raise DataError(
             "strata=True reads the groups the data carry as strata, but the scores have "
@@ -452,19 +455,24 @@ def _bootstrap_ranks(
     seed: np.random.SeedSequence,
     level: float,
     notes: list[str],
+    *,
+    strata: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, int | None]:
-    """The bootstrap's ranks, resampling items (or clusters), and the seed that rebuilds
-    them, with a note saying how; None for both without resamples."""
+    """The bootstrap's ranks, resampling items (or clusters; items within each of
+    ``strata``), and the seed that rebuilds them, with a note saying how; None for both
+    without resamples."""
     if not n_resamples:
         return None, None
     recorded = _recorded_seed(seed)  # before spawning children changes it
     unit_sums, unit_counts = _units(scores)
     boot: np.ndarray = run.bootstrap_ranks(
-        unit_sums, unit_counts, n_resamples=n_resamples, rng=seed
+        unit_sums, unit_counts, n_resamples=n_resamples, rng=seed, strata=strata
     )
+    units = "clusters" if scores.cluster_codes is not None else "items"
+    if strata is not None:
+        units = f"items within each of the {int(strata.max()) + 1} strata"
     notes.append(
-        f"bootstrap rank intervals: {n_resamples:,} resamples of "
-        + ("clusters" if scores.cluster_codes is not None else "items")
+        f"bootstrap rank intervals: {n_resamples:,} resamples of {units}"
         + f", marginal {100 * level:g}% percentile intervals"
         + ("" if recorded is None else f" (seed {recorded})")
     )
