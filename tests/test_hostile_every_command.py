@@ -135,7 +135,10 @@ INVOCATIONS: dict[str, tuple[Invocation, ...]] = {
         _i(f"power {{bad}} {{cand}} {JSON}", "pair"),
         _i(f"power {{pair}} {{bad}} {JSON}", "pair"),
     ),
-    "score": (_i(f"score {{bad}} {JSON}", "pair"),),
+    "score": (
+        _i(f"score {{bad}} {JSON}", "pair"),
+        _i(f"score {{bad}} --facet item --facet run --where model=a {JSON}", "long"),
+    ),
     "pass-at-k": (
         _i(f"pass-at-k {{bad}} {JSON}", "runs"),
         _i(f"pass-at-k {{runs}} {{bad}} {JSON}", "runs"),

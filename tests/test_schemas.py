@@ -78,7 +78,20 @@ def _comparison() -> list[Any]:
         compare(c, c + rng.normal(0, 0.1, 200), method="wilcoxon"),
         compare([0.1, 0.2, 0.3], [0.2, 0.3, 0.4]),
         compare(x, y, cluster=[i % 7 for i in range(300)]),
+        compare(*_crossed_pair(), facets=["item", "prompt"], alternative="greater"),
     ]
+
+
+def _crossed_pair() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two models' 0/1 scores on 60 items x 4 prompt templates, a long table each."""
+    rng = np.random.default_rng(6)
+    item, prompt = np.repeat(np.arange(60), 4), np.tile(np.arange(4), 60)
+    ease = rng.normal(0, 1, 60)[item] + rng.normal(0, 0.4, 4)[prompt]
+    labels = {"item": [f"q{i}" for i in item], "prompt": [f"t{p}" for p in prompt]}
+    return tuple(  # type: ignore[return-value]
+        {**labels, "correct": (rng.random(240) < 1 / (1 + np.exp(-ease - lift))).astype(int)}
+        for lift in (0.0, 0.3)
+    )
 
 
 def _gate(tmp: Path) -> list[Any]:
@@ -488,6 +501,7 @@ def _score(tmp: Path) -> list[Any]:
         score(rng.random(80), method="bootstrap", n_resamples=200, rng=1),  # seed, resamples
         score(one_run, method="bayes", prior=(0.5, 0.5)),  # prior
         score(str(path), cluster="category"),  # clusters; provenance names the file
+        score(_crossed_pair()[0], facets=["item", "prompt"]),  # over prompt templates
     ]
 
 

@@ -80,7 +80,8 @@ def __getattr__(name: str) -> Any:
             raise AttributeError(f"module 'evalsig' has no attribute {name!r}")
         return import_module(f"{__name__}.{name}")  # a subpackage: evalsig.inference ...
     value = getattr(import_module(module), name)
-    globals()[name] = value
+    if module != f"{__name__}.{name}":  # evalsig.score stays the (callable) module
+        globals()[name] = value
     return value
 
 

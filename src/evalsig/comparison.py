@@ -380,7 +380,6 @@ def compare(
     """
     alternative = _resolve_alternative(alternative, one_sided)
     confidence_level = check_confidence_level(confidence_level)
-    _check_method(method)
     if facets is not None:
         return _compare_facets(
             baseline,
@@ -392,6 +391,7 @@ def compare(
             alternative=alternative,
             confidence_level=confidence_level,
         )
+    _check_method(method)
     paired = _pair(baseline, candidate, cluster, strata, on_missing, on_mismatch)
     return compare_paired(
         paired,
@@ -559,8 +559,8 @@ def _compare_facets(
         confidence_level=confidence_level,
     )
     assert sources.baseline_mean is not None  # a difference has its baseline
-    levels = dict(zip(sources.facets, (row.levels for row in sources.terms), strict=False))
-    per_item = sources.n / levels[sources.facets[0]]
+    items = sources.facet_levels[0]
+    per_item = sources.n / items
     scores = [*_column_values(baseline, score_column), *_column_values(candidate, score_column)]
     return ComparisonResult(
         estimate=test.estimate,
@@ -576,7 +576,7 @@ def _compare_facets(
         alternative=alternative,
         baseline_mean=sources.baseline_mean,
         candidate_mean=sources.baseline_mean + sources.mean,
-        n_items=levels[sources.facets[0]],
+        n_items=items,
         n_runs=(math.ceil(per_item), math.ceil(per_item)),
         n_clusters=None,
         n01=None,

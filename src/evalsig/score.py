@@ -13,7 +13,7 @@ import os
 import sys
 import types
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, get_args
 
@@ -22,7 +22,7 @@ import numpy as np
 from evalsig._json import SCHEMA_VERSION, json_safe, record_dict, seed_null
 from evalsig.data.loading import load
 from evalsig.data.paired import table_cluster_codes
-from evalsig.data.provenance import Provenance, provenance
+from evalsig.data.provenance import Provenance, in_memory_origin, provenance
 from evalsig.data.table import ScoreTable
 from evalsig.errors import DataError
 from evalsig.inference._bootstrap import MIN_ITEMS as MIN_BOOTSTRAP_ITEMS
@@ -159,7 +159,8 @@ class ScoreResult(Result):
     """Why that interval: the data shape that selected it, or 'requested'."""
     n_items: int
     n_runs: int
-    """The largest number of runs of any item."""
+    """The largest number of runs of any item (method "facets": the cells of the facets
+    an item holds, on average, rounded up)."""
     n_clusters: int | None
     n_correct: int | None
     """Items scored 1, for one run of 0/1 scores; else None."""
@@ -292,6 +293,7 @@ def score(
     confidence_level: float = 0.95,
     cluster: Any = None,
     strata: Any = None,
+    facets: Sequence[str] | None = None,
     prior: tuple[float, float] | None = None,
     n_resamples: int = 10_000,
     rng: np.random.Generator | int | None = None,
@@ -322,6 +324,11 @@ def score(
     strata : str, sequence or mapping, optional
         Stratum of each item, as ``cluster``: fixed groups that make up the population
         (subjects), not sampled from a larger set. Not with ``cluster``.
+    facets : sequence of str, optional
+        Columns of a long table (a score a row, in a column named ``score``, ``correct``,
+        ``acc`` ...) crossing the items with other sampled facets (prompts, runs, judges),
+        item first: method "facets", the t interval with the SE of every facet's REML
+        component (:func:`evalsig.facets.variance_sources`) on Satterthwaite's df.
     prior : (a, b), optional
         The Beta(a, b) prior of ``method="bayes"`` (Beta(1, 1) when not given).
     n_resamples : int
@@ -378,8 +385,23 @@ def score(
     't'
     """
     level = check_confidence_level(confidence_level)
+    if facets is not None:
+        return _score_facets(data, facets, method, (cluster, strata, prior), level)
+    return _score_items(data, method, level, (cluster, strata), prior, n_resamples, rng)
+
+
+def _score_items(
+    data: Any,
+    method: ScoreMethod,
+    level: float,
+    groups: tuple[Any, Any],
+    prior: tuple[float, float] | None,
+    n_resamples: int,
+    rng: np.random.Generator | int | None,
+) -> ScoreResult:
+    """:func:`score` of per-item scores, their clusters or strata (``groups``)."""
     chosen_method = _check_method(method)
-    table, codes, strata_codes = _grouped(data, cluster, strata)
+    table, codes, strata_codes = _grouped(data, *groups)
     n_clusters = None if codes is None else int(codes.max()) + 1
     n_strata = None if strata_codes is None else int(strata_codes.max()) + 1
     single_binary = table.binary and table.n_runs == 1 and not table.ragged
@@ -401,6 +423,77 @@ def score(
         n_strata=n_strata,
         n_correct=n_correct,
         prior=prior_used,
+    )
+
+
+def _score_facets(
+    data: Any, facets: Sequence[str], method: str, others: tuple[Any, ...], level: float
+) -> ScoreResult:
+    """:func:`score` of a long table whose items cross other facets (``others``: the
+    cluster, strata and prior given, which do not apply)."""
+    from evalsig.facets import variance_sources
+    from evalsig.facets.paired import METHOD, score_column_of
+
+    if method not in ("auto", METHOD):
+        raise DataError(
+            f"with `facets`, the interval is method={METHOD!r} (REML components, "
+            f"Satterthwaite df); got method={method!r}: leave `method` out, or drop `facets`."
+        )
+    named = zip(("cluster", "strata", "prior"), others, strict=True)
+    given = [name for name, value in named if value is not None]
+    if given:
+        raise DataError(
+            f"`{given[0]}` does not apply with `facets`: a grouping of the items is a facet "
+            "of its own (add its column to `facets`)."
+        )
+    column = score_column_of(data, facets)
+    sources = variance_sources(
+        data, facets=facets, score_column=column, n_resamples=0, confidence_level=level
+    )
+    estimate, se, df = sources.mean, sources.se, sources.df
+    defined = se > 0.0 and math.isfinite(df)
+
+    def bounds(at: float) -> tuple[float, float]:
+        return t_interval(estimate, se, df, at, "two-sided") if defined else (estimate, estimate)
+
+    top = max(sources.terms, key=lambda row: row.share_of_se)
+    interval = _Interval(
+        method=METHOD,
+        estimate=estimate,
+        se=se,
+        df=df if defined else None,
+        bounds=bounds,
+        notes=(
+            "SE from the REML components: "
+            + ", ".join(f"{row.term} {100 * row.share_of_se:.0f}%" for row in sources.terms)
+            + f" of its square (largest: {top.term}); t on {df:.3g} Satterthwaite df",
+            *sources.notes,
+        ),
+    )
+    values = np.asarray(data[column], dtype=np.float64)
+    unit = _in_unit_interval(values)
+    if unit:
+        interval = _within_unit(interval, level)
+    low, high = interval.bounds(level)
+    items = sources.facet_levels[0]
+    return ScoreResult(
+        estimate=estimate,
+        ci=ConfidenceInterval(low=low, high=high, confidence_level=level),
+        se=se,
+        df=interval.df,
+        method=METHOD,
+        method_reason="the items cross facets: " + ", ".join(sources.facets),
+        n_items=items,
+        n_runs=math.ceil(sources.n / items),
+        n_clusters=None,
+        n_correct=None,
+        prior=None,
+        variance=None,
+        n_resamples=None,
+        percent_scale=unit,
+        notes=interval.notes,
+        provenance=provenance({LABEL: in_memory_origin(type(data).__name__)}),
+        _interval=interval.bounds,
     )
 
 

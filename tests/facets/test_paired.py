@@ -21,6 +21,7 @@ from evalsig import compare
 from evalsig.errors import DataError
 from evalsig.inference import paired_t
 from evalsig.inference.components import fit_components, mean_df
+from evalsig.score import score
 
 
 def _crossed(rng: np.random.Generator, items: int, prompts: int, prompt_sd: float) -> tuple:
@@ -248,6 +249,73 @@ def test_the_command_line_is_the_api(tmp_path: Path) -> None:
     where = _cli(str(path), str(path), *flags, *sides, "--where", "prompt=p1")
     assert where.returncode == 2
     assert "--where does not apply with --facet" in where.stderr
+
+
+def test_a_score_over_runs_nested_in_items_is_the_t_interval_on_item_means() -> None:
+    rng = np.random.default_rng(12)
+    runs = (rng.random((4, 50)) < rng.beta(2, 1, 50)).astype(int)  # runs x items
+    table = {
+        "item": np.tile(np.arange(50), 4),
+        "run": [f"{i}-{r}" for r in range(4) for i in range(50)],
+        "correct": runs.ravel(),
+    }
+    over = score(table, facets=["item", "run"], confidence_level=0.9)
+    plain = score(runs, method="t", confidence_level=0.9)
+    assert over.method == "facets"
+    assert (over.n_items, over.n_runs, over.df) == (50, 4, pytest.approx(49, rel=1e-6))
+    assert over.estimate == pytest.approx(plain.estimate, rel=1e-12)
+    assert over.se == pytest.approx(plain.se, rel=1e-6)
+    assert tuple(over.ci) == pytest.approx(tuple(plain.ci), rel=1e-6)
+
+
+def test_a_score_over_shared_prompts_is_wider_and_refuses_what_does_not_apply() -> None:
+    base, _ = _tables(np.random.default_rng(13), 60, 4, 0.1)
+    shifts = np.repeat(np.random.default_rng(14).normal(0, 0.3, 4)[None, :], 60, 0).ravel()
+    table = {**base, "score": np.asarray(base["score"]) + shifts}  # each template shifts all
+    over = score(table, facets=["item", "prompt"])
+    means = np.reshape(table["score"], (60, 4)).mean(1)
+    assert over.se > 1.5 * score(means, method="t").se  # the templates' share of the SE
+    assert over.df < 10
+    with pytest.raises(DataError, match="method='facets'"):
+        score(table, facets=["item", "prompt"], method="wilson")
+    with pytest.raises(DataError, match="`strata` does not apply with `facets`"):
+        score(table, facets=["item", "prompt"], strata="prompt")
+
+
+def test_score_on_the_command_line_is_the_api(tmp_path: Path) -> None:
+    base, cand = _tables(np.random.default_rng(15), 30, 3, 0.1)
+    frames = [pd.DataFrame({**side, "model": name}) for name, side in (("a", base), ("b", cand))]
+    path = tmp_path / "long.csv"
+    pd.concat(frames).to_csv(path, index=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalsig",
+            "score",
+            str(path),
+            "--facet",
+            "item",
+            "--facet",
+            "prompt",
+            "--where",
+            "model=b",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(SRC), "NO_COLOR": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    expected = score(cand, facets=["item", "prompt"]).to_dict()
+    for key in ("estimate", "se", "df"):
+        assert document[key] == pytest.approx(expected[key], rel=1e-9), key
+    assert document["ci"] == pytest.approx(expected["ci"], rel=1e-9)
+    assert document["provenance"]["inputs"]["model"]["model"] == "b"
+    assert any("row(s) of models other than 'b' left out" in n for n in document["notes"])
 
 
 def _print_table() -> None:

@@ -91,6 +91,15 @@ def score_command(
             "subtasks); the stratified mean's interval. Not with --cluster.",
         ),
     ] = None,
+    facet: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--facet",
+            help="A facet column of a long table, one score a row (repeat, the item column "
+            "first: --facet item --facet prompt): the interval 'facets', its SE from the "
+            "REML components of every facet, t on Satterthwaite's df.",
+        ),
+    ] = None,
     *,
     destination: Destination,
 ) -> None:
@@ -105,6 +114,13 @@ def score_command(
             "give --cluster or --strata, not both: strata are fixed groups that make up the "
             "population (subjects), clusters groups sampled from a larger set (passages)."
         )
+    if facet:
+        with data_errors(), stdin_paths(paths, read.input_format) as read_paths:
+            results = [
+                _score_facets(path, facet, read, method, confidence_level) for path in read_paths
+            ]
+        _render(results, destination)
+        return
     keywords = read.keywords() | ({"cluster_column": strata} if strata else {})
     with data_errors(), stdin_paths(paths, read.input_format) as read_paths:
         results = [
@@ -121,6 +137,57 @@ def score_command(
             for table in load_tasks(path, **keywords).values()
         ]
     _render(results, destination)
+
+
+def _score_facets(
+    path: str, facets: list[str], read: ReadFiles, method: Any, confidence_level: float
+) -> dict[str, Any]:
+    """--facet: one long table read through the shared record reader; ``--where
+    COLUMN=VALUE`` (one) chooses a model's rows."""
+    from dataclasses import replace
+
+    from evalsig.cli.application import EXIT_USAGE, fail
+    from evalsig.cli.options import parse_where
+    from evalsig.data.long_table import read_long_table
+    from evalsig.data.provenance import Origin, file_record, provenance
+    from evalsig.score import score
+
+    column_of = read.score_column or "score"
+    given = [name for name in ("cluster_column", "run_column") if getattr(read, name)]
+    if given or len(read.where) > 1 or column_of in facets:
+        what = {"cluster_column": "--cluster", "run_column": "--run"}.get(
+            given[0] if given else "", "several --where" if len(read.where) > 1 else "--facet"
+        )
+        fail(
+            f"{what} does not apply with --facet: runs and groups are facets (name each "
+            "with --facet), the model's rows are chosen with one --where COLUMN=VALUE, and "
+            "the score column is --score.",
+            EXIT_USAGE,
+        )
+    chosen = parse_where(list(read.where))
+    column, model = next(iter(chosen.items()), ("model", None))
+    (table,), notes = read_long_table(
+        path,
+        facets=facets,
+        score_column=column_of,
+        model_column=column,
+        models=[model] if model is not None else (),
+        separator=read.separator,
+        choose="Choose one with --where model=NAME.",
+    )
+    data = {**{name: table[name] for name in facets}, "score": table[column_of]}
+    result = score(data, facets=facets, method=method, confidence_level=confidence_level)
+    origin = Origin(
+        files=(file_record(path),),
+        format="long table",
+        model=model,
+        model_from=None if model is None else "--where model=",
+        where=tuple(chosen.items()),
+    )
+    result = replace(
+        result, notes=(*notes, *result.notes), provenance=provenance({"model": origin})
+    )
+    return result.to_dict()
 
 
 def _render(results: Sequence[Mapping[str, Any]], destination: Destination) -> None:

@@ -81,6 +81,9 @@ class VarianceSourcesResult(Result):
     estimand: str
     """``"score"`` (one model) or ``"difference"`` (candidate minus baseline, cell by cell)."""
     facets: tuple[str, ...]
+    facet_levels: tuple[int, ...]
+    """Each facet's levels over the rows used (a facet with a level a row is the residual,
+    not a term, but keeps its count here)."""
     terms: tuple[SourceRow, ...]
     """The random terms, then the residual."""
     mean: float
@@ -131,6 +134,7 @@ class VarianceSourcesResult(Result):
             "method": self.method,
             "estimand": self.estimand,
             "facets": list(self.facets),
+            "facet_levels": list(self.facet_levels),
             "n": self.n,
             "n_dropped": {"only_baseline": self.n_dropped[0], "only_data": self.n_dropped[1]},
             "mean": self.mean,
@@ -290,7 +294,12 @@ def variance_sources(
                 "criterion settled (kept in the intervals)"
             )
     result = _result(fit, intervals, terms, y, facets, estimand, notes, confidence_level)
-    return dataclasses.replace(result, baseline_mean=baseline_mean, n_dropped=dropped)
+    return dataclasses.replace(
+        result,
+        facet_levels=tuple(int(np.unique(column).size) for column in labels),
+        baseline_mean=baseline_mean,
+        n_dropped=dropped,
+    )
 
 
 def _check_facets(facets: Sequence[str], score: str) -> tuple[str, ...]:
@@ -486,6 +495,7 @@ def _result(
     return VarianceSourcesResult(
         estimand=estimand,
         facets=facets,
+        facet_levels=(),
         terms=tuple(rows),
         mean=mean,
         baseline_mean=None,

@@ -349,13 +349,10 @@ def leaderboard(
     options = _with_strata(read_options(read, **keywords), strata)
     scores = _models(data, task, model_column, options, on_missing, on_mismatch)
     notes, stratified = list(scores.notes), strata is not None and strata is not False
-    resampled = _as_strata(scores, notes) if stratified else scores  # items, not strata
+    _check_strata(scores, notes, stratified)
     run = executor or local()
     sums = run.pair_sums(scores.scores, scores.cluster_codes)
-    strata_codes = scores.cluster_codes if stratified else None
-    boot, recorded = _bootstrap_ranks(
-        run, resampled, n_resamples, seed, level, notes, strata=strata_codes
-    )
+    boot, recorded = _bootstrap_ranks(run, scores, stratified, n_resamples, seed, level, notes)
     board = leaderboard_from_sums(
         sums,
         names=scores.names,
@@ -427,10 +424,11 @@ def _with_strata(options: ReadOptions, strata: str | bool | None) -> ReadOptions
     return replace(options, cluster_column=strata)
 
 
-def _as_strata(scores: ModelScores, notes: list[str]) -> ModelScores:
-    """Check the scores' groups as strata (each of at least 2 items) and note what strata
-    estimate and what clusters would; the scores without their groups (for the
-    bootstrap, which resamples items within the strata)."""
+def _check_strata(scores: ModelScores, notes: list[str], stratified: bool) -> None:
+    """With ``stratified``, check the scores' groups as strata (each of at least 2 items)
+    and note what strata estimate and what clusters would."""
+    if not stratified:
+        return
     if scores.cluster_codes is None:
         raise DataError(
             "strata=True reads the groups the data carry as strata, but the scores have "
@@ -445,25 +443,26 @@ def _as_strata(scores: ModelScores, notes: list[str]) -> ModelScores:
         "cluster-robust CR2 over "
         f"{sizes.size} clusters, wider, and without them items are independent"
     )
-    return replace(scores, cluster_codes=None, cluster_labels=None)
 
 
 def _bootstrap_ranks(
     run: Any,
     scores: ModelScores,
+    stratified: bool,
     n_resamples: int,
     seed: np.random.SeedSequence,
     level: float,
     notes: list[str],
-    *,
-    strata: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, int | None]:
-    """The bootstrap's ranks, resampling items (or clusters; items within each of
-    ``strata``), and the seed that rebuilds them, with a note saying how; None for both
-    without resamples."""
+    """The bootstrap's ranks, resampling items (or clusters; with ``stratified``, items
+    within each stratum), and the seed that rebuilds them, with a note saying how; None
+    for both without resamples."""
     if not n_resamples:
         return None, None
     recorded = _recorded_seed(seed)  # before spawning children changes it
+    strata = scores.cluster_codes if stratified else None
+    if stratified:  # the units are the items
+        scores = replace(scores, cluster_codes=None, cluster_labels=None)
     unit_sums, unit_counts = _units(scores)
     boot: np.ndarray = run.bootstrap_ranks(
         unit_sums, unit_counts, n_resamples=n_resamples, rng=seed, strata=strata

@@ -81,7 +81,7 @@ def sizes(r: Result) -> str:
     """'n = 400 items (285 right)', 'n = 1,000 items x 8 runs in 14 clusters'."""
     text = f"n = {r['n_items']:,} items"
     if r["n_runs"] != 1:
-        text += f" x {r['n_runs']} runs"
+        text += f" x {r['n_runs']} " + ("cells" if r["method"] == "facets" else "runs")
     if r["n_clusters"] is not None:
         text += f" in {r['n_clusters']:,} clusters"
     if r.get("n_strata") is not None:
