@@ -32,7 +32,9 @@ demo: $(VENV)/.installed
 # The documentation site builds (strictly: its warnings shown, INFO lines dropped) while the
 # static checks run; then the tests, which inspect the site just built. The two test workers
 # fill both cores, so each keeps OpenBLAS to one thread (two threads a worker would contend
-# for the cores: small products wait on each other).
+# for the cores: small products wait on each other). Bytecode is written even where the
+# environment says not to (PYTHONDONTWRITEBYTECODE): otherwise each worker re-rewrites every
+# test module's asserts and each of the suite's command-line subprocesses recompiles evalsig.
 test: $(VENV)/.installed-dev
 	@log=$$(mktemp); ($(MKDOCS) >"$$log" 2>&1; echo $$? >"$$log.status") & \
 	  $(BIN)/ruff check src tests benchmarks && $(BIN)/ruff format --check src tests benchmarks \
@@ -40,7 +42,8 @@ test: $(VENV)/.installed-dev
 	  grep -v '^INFO' "$$log"; docs=$$(cat "$$log.status"); rm -f "$$log.status"; \
 	  mv -f "$$log" site/build.log 2>/dev/null || rm -f "$$log"; \
 	  test $$checks -eq 0 && test $$docs -eq 0
-	OPENBLAS_NUM_THREADS=1 EVALSIG_BUILT_SITE=site $(BIN)/python -m pytest -n 2 --dist loadfile
+	OPENBLAS_NUM_THREADS=1 EVALSIG_BUILT_SITE=site PYTHONDONTWRITEBYTECODE= \
+	  $(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(VENV)/.installed-dev
 	$(PIP) install -r benchmarks/requirements.txt
