@@ -490,16 +490,8 @@ def compare_paired(
         )
     n01, n10 = discordant if discordant is not None else (None, None)
     return ComparisonResult(
-        estimate=test.estimate,
-        ci=test.ci,
-        pvalue=test.pvalue,
-        statistic=test.statistic,
-        statistic_name=test.statistic_name,
-        df=test.df,
-        se=test.se,
-        method=test.method,
+        **_tested(test),
         method_reason=reason,
-        estimand=test.estimand,
         alternative=alternative,
         baseline_mean=paired.baseline.mean,
         candidate_mean=paired.candidate.mean,
@@ -509,8 +501,6 @@ def compare_paired(
         n_strata=paired.n_strata,
         n01=n01,
         n10=n10,
-        n_resamples=test.n_resamples,
-        seed=test.seed,
         n_dropped=(paired.n_only_baseline, paired.n_only_candidate),
         n_mismatched=paired.n_mismatched,
         percent_scale=_in_unit_interval(paired, ranges),
@@ -519,7 +509,6 @@ def compare_paired(
             {"baseline": paired.baseline.origin, "candidate": paired.candidate.origin},
             seed=test.seed,
         ),
-        _interval=test._interval,
     )
 
 
@@ -563,16 +552,8 @@ def _compare_facets(
     per_item = sources.n / items
     scores = [*_column_values(baseline, score_column), *_column_values(candidate, score_column)]
     return ComparisonResult(
-        estimate=test.estimate,
-        ci=test.ci,
-        pvalue=test.pvalue,
-        statistic=test.statistic,
-        statistic_name=test.statistic_name,
-        df=test.df,
-        se=test.se,
-        method=test.method,
+        **_tested(test),
         method_reason="the items cross facets: " + ", ".join(sources.facets),
-        estimand=test.estimand,
         alternative=alternative,
         baseline_mean=sources.baseline_mean,
         candidate_mean=sources.baseline_mean + sources.mean,
@@ -581,7 +562,6 @@ def _compare_facets(
         n_clusters=None,
         n01=None,
         n10=None,
-        n_resamples=None,
         n_dropped=sources.n_dropped,
         n_mismatched=0,
         percent_scale=bool(min(scores) >= 0.0 and max(scores) <= 1.0),
@@ -592,8 +572,14 @@ def _compare_facets(
                 "candidate": in_memory_origin(type(candidate).__name__),
             }
         ),
-        _interval=test._interval,
     )
+
+
+def _tested(test: InferenceResult) -> dict[str, Any]:
+    """The fields a comparison takes from its test."""
+    names = ("estimate", "ci", "pvalue", "statistic", "statistic_name", "df", "se", "method")
+    fields = (*names, "estimand", "n_resamples", "seed", "_interval")
+    return {name: getattr(test, name) for name in fields}
 
 
 def _column_values(table: Any, column: str) -> list[float]:

@@ -240,6 +240,7 @@ def test_the_command_line_is_the_api(tmp_path: Path) -> None:
         assert document[key] == expected[key], key
     origin = document["provenance"]["inputs"]["candidate"]
     assert (origin["model"], origin["files"][0]["path"]) == ("b", str(path))
+    assert "baseline: 160 row(s) of models other than 'a' left out" in document["notes"]
 
     pooled = _cli(str(path), str(path), *flags)
     assert (pooled.returncode, pooled.stdout) == (4, "")

@@ -205,8 +205,8 @@ def _compare_facets(
     from evalsig.cli.application import EXIT_USAGE, fail
     from evalsig.cli.options import parse_where
     from evalsig.comparison import compare
-    from evalsig.data.long_table import read_long_table
-    from evalsig.data.provenance import Origin, file_record, provenance
+    from evalsig.data.long_table import read_model_rows
+    from evalsig.data.provenance import provenance
 
     score = read.score_column or "score"
     given = [name for name in ("where", "cluster_column", "run_column") if getattr(read, name)]
@@ -219,7 +219,7 @@ def _compare_facets(
             "--candidate-where COLUMN=VALUE, and the score column is --score.",
             EXIT_USAGE,
         )
-    tables, origins = [], {}
+    tables, notes, origins = [], [], {}
     for side, path, where in zip(("baseline", "candidate"), paths, wheres, strict=True):
         chosen = parse_where(where)
         if len(chosen) > 1:
@@ -227,26 +227,19 @@ def _compare_facets(
                 f"with --facet, a side's rows are chosen by one COLUMN=VALUE; got {where}.",
                 EXIT_USAGE,
             )
-        column, model = next(iter(chosen.items()), ("model", None))
-        (table,), _ = read_long_table(
+        table, read_notes, origins[side] = read_model_rows(
             path,
             facets=facets,
             score_column=score,
-            model_column=column,
-            models=[model] if model is not None else (),
+            where=chosen,
             separator=read.separator,
             choose="Choose each side's rows with --baseline-where model=NAME and "
             "--candidate-where model=NAME.",
         )
-        tables.append({**{name: table[name] for name in facets}, "score": table[score]})
-        origins[side] = Origin(
-            files=(file_record(path),),
-            format="long table",
-            model=model,
-            model_from=None if model is None else "--where model=",
-            where=tuple(chosen.items()),
-        )
+        tables.append(table)
+        notes += [f"{side}: {note}" for note in read_notes]
     result = compare(tables[0], tables[1], facets=facets, **options)
+    result = replace(result, notes=(*notes, *result.notes))
     return replace(result, provenance=provenance(origins))
 
 

@@ -148,8 +148,8 @@ def _score_facets(
 
     from evalsig.cli.application import EXIT_USAGE, fail
     from evalsig.cli.options import parse_where
-    from evalsig.data.long_table import read_long_table
-    from evalsig.data.provenance import Origin, file_record, provenance
+    from evalsig.data.long_table import read_model_rows
+    from evalsig.data.provenance import provenance
     from evalsig.score import score
 
     column_of = read.score_column or "score"
@@ -164,26 +164,15 @@ def _score_facets(
             "the score column is --score.",
             EXIT_USAGE,
         )
-    chosen = parse_where(list(read.where))
-    column, model = next(iter(chosen.items()), ("model", None))
-    (table,), notes = read_long_table(
+    data, notes, origin = read_model_rows(
         path,
         facets=facets,
         score_column=column_of,
-        model_column=column,
-        models=[model] if model is not None else (),
+        where=parse_where(list(read.where)),
         separator=read.separator,
         choose="Choose one with --where model=NAME.",
     )
-    data = {**{name: table[name] for name in facets}, "score": table[column_of]}
     result = score(data, facets=facets, method=method, confidence_level=confidence_level)
-    origin = Origin(
-        files=(file_record(path),),
-        format="long table",
-        model=model,
-        model_from=None if model is None else "--where model=",
-        where=tuple(chosen.items()),
-    )
     result = replace(
         result, notes=(*notes, *result.notes), provenance=provenance({"model": origin})
     )

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from evalsig.errors import DataError, examples
 
-__all__ = ["Table", "files_table", "read_long_table"]
+if TYPE_CHECKING:
+    from evalsig.data.provenance import Origin
+
+__all__ = ["Table", "files_table", "read_long_table", "read_model_rows"]
 
 Table = dict[str, list[Any]]
 """A long table read: each facet's labels (text) and the scores (floats), by column."""
@@ -182,6 +185,40 @@ def read_long_table(
         chosen = ", ".join(map(repr, models))
         notes.append(f"{others:,} row(s) of models other than {chosen} left out")
     return [tables[name] for name in models or list(tables)], notes
+
+
+def read_model_rows(
+    path: str,
+    *,
+    facets: Sequence[str],
+    score_column: str,
+    where: Mapping[str, str],
+    separator: str | None,
+    choose: str,
+) -> tuple[Table, list[str], Origin]:
+    """One model's rows of a long table, chosen by ``where`` (one ``{column: value}``; none
+    reads a file without a ``model`` column whole), as the facets' columns and ``"score"``;
+    the notes on the rows left out; and the rows' origin for a result's provenance."""
+    from evalsig.data.provenance import Origin, file_record
+
+    column, model = next(iter(where.items()), ("model", None))
+    (table,), notes = read_long_table(
+        path,
+        facets=facets,
+        score_column=score_column,
+        model_column=column,
+        models=[model] if model is not None else (),
+        separator=separator,
+        choose=choose,
+    )
+    origin = Origin(
+        files=(file_record(path),),
+        format="long table",
+        model=model,
+        model_from=None if model is None else "--where model=",
+        where=tuple(where.items()),
+    )
+    return {**{name: table[name] for name in facets}, "score": table[score_column]}, notes, origin
 
 
 def _pooled(path: str, column: str, names: list[str], choose: str) -> DataError:
