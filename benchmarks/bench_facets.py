@@ -97,6 +97,27 @@ def intervals(rng: np.random.Generator) -> dict[str, float]:
     return {"intervals_seconds": seconds}
 
 
+def paired_test(rng: np.random.Generator) -> dict[str, float]:
+    """compare(..., facets=) of two models on the balanced grid: the components of the
+    difference by REML and Satterthwaite's df from the REML criterion's Hessian (lmerTest's
+    test of the intercept, which needs R)."""
+    from evalsig import compare
+
+    cubes = _scores(rng, 2, ITEMS_BALANCED)
+    grid = np.meshgrid(*(np.arange(n) for n in cubes.shape[1:]), indexing="ij")
+    columns = {name: g.ravel() for name, g in zip(FACETS, grid, strict=True)}
+    base, cand = ({**columns, "score": cube.ravel()} for cube in cubes)
+    start = time.perf_counter()
+    result = compare(base, cand, facets=FACETS)
+    seconds = time.perf_counter() - start
+    print(
+        f"  compare(facets=): 2 models x {ITEMS_BALANCED:,} items x {PROMPTS} prompts x "
+        f"{RUNS} runs ({cubes[0].size:,} cells): {seconds:.2f} s "
+        f"(df {result.df:.3g}, p {result.p_value:.3g})"
+    )
+    return {"paired_test_seconds": seconds}
+
+
 def unbalanced(rng: np.random.Generator) -> dict[str, float]:
     cube = _scores(rng, 1, ITEMS_UNBALANCED)[0]
     item, prompt, run = (g.ravel() for g in np.meshgrid(*map(np.arange, cube.shape), indexing="ij"))
@@ -180,6 +201,7 @@ def main() -> dict[str, float]:
     rng = np.random.default_rng(0)
     out = balanced(rng)
     out |= intervals(rng)
+    out |= paired_test(rng)
     out |= unbalanced(rng)
     out |= statsmodels_side(rng)
     return out
