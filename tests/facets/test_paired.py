@@ -283,6 +283,39 @@ def test_a_score_over_shared_prompts_is_wider_and_refuses_what_does_not_apply() 
         score(table, facets=["item", "prompt"], strata="prompt")
 
 
+def _logistic_mean(mu: float, variance: float) -> float:
+    """E[1 / (1 + exp(-Z))] for Z ~ N(mu, variance), by Gauss-Hermite quadrature."""
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    return float((w / (1 + np.exp(-(mu + np.sqrt(variance) * x)))).sum() / w.sum())
+
+
+def score_coverage(reps: int, seed: int = 21) -> dict[str, float]:
+    """``{method: coverage}`` of the 95% interval of one model's 0/1 scores on 60 items x 5
+    templates: logit = item ease N(0.5, 1) + template shift N(0, 0.6^2), both drawn anew
+    each time; the estimand is the mean over the items' and the templates' populations."""
+    rng = np.random.default_rng(seed)
+    truth = _logistic_mean(0.5, 1.0 + 0.6**2)
+    item, prompt = np.repeat(np.arange(60), 5), np.tile(np.arange(5), 60)
+    covered = {"facets": 0, "t on item means": 0}
+    for _ in range(reps):
+        logit = rng.normal(0.5, 1, 60)[item] + rng.normal(0, 0.6, 5)[prompt]
+        y = (rng.random(300) < 1 / (1 + np.exp(-logit))).astype(int)
+        over = score({"item": item, "prompt": prompt, "correct": y}, facets=["item", "prompt"])
+        covered["facets"] += over.ci.contains(truth)
+        plain = score(y.reshape(60, 5).mean(1), method="t")
+        covered["t on item means"] += plain.ci.contains(truth)
+    return {name: count / reps for name, count in covered.items()}
+
+
+def test_a_score_over_sampled_templates_covers() -> None:
+    """200 seeded draws of 0/1 scores: the facets interval covers within the 99.9% binomial
+    band of 95%; the t interval on item means, blind to the templates, covers about 75%."""
+    coverage = score_coverage(200)
+    low, high = stats.binom.ppf([0.0005, 0.9995], 200, 0.95) / 200
+    assert low <= coverage["facets"] <= high
+    assert coverage["t on item means"] < 0.85
+
+
 def test_score_on_the_command_line_is_the_api(tmp_path: Path) -> None:
     base, cand = _tables(np.random.default_rng(15), 30, 3, 0.1)
     frames = [pd.DataFrame({**side, "model": name}) for name, side in (("a", base), ("b", cand))]
@@ -322,6 +355,8 @@ def test_score_on_the_command_line_is_the_api(tmp_path: Path) -> None:
 def _print_table() -> None:
     for name, (rate, coverage) in calibration(4000).items():
         print(f"| {name} | {100 * rate:.1f}% | {100 * coverage:.1f}% |")
+    for name, coverage in score_coverage(4000).items():
+        print(f"| score: {name} | | {100 * coverage:.1f}% |")
 
 
 if __name__ == "__main__":
