@@ -111,10 +111,12 @@ class PairedDecision(IntervalAtAnyLevel):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class InferenceResult(Tested):
+class InferenceResult(PairedDecision, Tested):
     """What one paired test found: estimate, uncertainty and p-value, with the method used.
 
-    ``estimate`` is always candidate minus baseline, on the scale of the scores.
+    ``estimate`` is always candidate minus baseline, on the scale of the scores; ``p_value``,
+    ``confidence_interval(level, alternative=)`` and ``significant(alpha)`` as on
+    :class:`~evalsig.ComparisonResult`.
     """
 
     kind: ClassVar[str] = "inference"
@@ -134,12 +136,6 @@ class InferenceResult(Tested):
     nothing was drawn at random, or when ``rng`` was a Generator (its seed is unknown)."""
     notes: tuple[str, ...] = ()
     _interval: IntervalFn = field(repr=False, compare=False)
-
-    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """The interval at another confidence level, for the same alternative."""
-        level = check_confidence_level(confidence_level)
-        low, high = self._interval(level, self.alternative)
-        return ConfidenceInterval(low=low, high=high, confidence_level=level)
 
     def to_dict(self) -> dict[str, Any]:
         """Strict JSON: non-finite values become null, with the reason under ``nulls``."""
