@@ -43,6 +43,7 @@ def test_repeated_rows_are_refused_with_the_facet_route(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", str(path), str(path)])
     assert result.exit_code == 4
     assert "it is a facet: evalsig variance --facet ID --facet COLUMN" in result.output
+    assert "compare and score take the same --facet options" in result.output
     one = runner.invoke(app, ["score", str(path), "--where", "prompt=p1", "--format", "json"])
     assert one.exit_code == 0, one.output
 

@@ -300,8 +300,9 @@ def _bincount_sums(
                 "leaderboard; name a run column (e.g. 'epoch' or 'seed') only for repeated "
                 "runs of one model. If a column such as a prompt template or a judge tells an "
                 "item's rows apart, it is a facet: evalsig variance --facet ID --facet COLUMN "
-                "splits the score's variance among them (or keep one with --where); else "
-                "remove the duplicate rows."
+                "splits the score's variance among them, and compare and score take the same "
+                "--facet options to test over them (or keep one with --where); else remove "
+                "the duplicate rows."
             )
     else:
         width = len(run_labels)
@@ -314,8 +315,9 @@ def _bincount_sums(
                 f"{', '.join(shown)}{', ...' if len(dup) > 3 else ''}; each item can have "
                 "one score per run. If another column (a prompt template, a judge) tells "
                 "those rows apart, it is a facet: evalsig variance --facet ID --facet COLUMN "
-                "--facet RUN decomposes them (or keep one with --where); else remove the "
-                "duplicate rows or fix the run labels."
+                "--facet RUN decomposes them, and compare and score take the same --facet "
+                "options (or keep one with --where); else remove the duplicate rows or fix "
+                "the run labels."
             )
     sums = np.bincount(codes, weights=values, minlength=n_items)
     sumsq = np.bincount(codes, weights=values * values, minlength=n_items)

@@ -821,7 +821,8 @@ def facet_hints(hinted: Mapping[str, set[object]], repeated: bool) -> list[str]:
     return [
         f"column(s) {named} look like facets of the evaluation (prompt templates, judges, "
         f"few-shot sets): {rows}evalsig variance FILE --facet ID --facet {first} splits the "
-        f"score's variance among them, and --where {first}=VALUE reads one level."
+        f"score's variance among them, compare and score take the same --facet options to "
+        f"test over them, and --where {first}=VALUE reads one level."
     ]
 
 
