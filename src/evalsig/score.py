@@ -453,8 +453,8 @@ def _score_facets(
     estimate, se, df = sources.mean, sources.se, sources.df
     defined = se > 0.0 and math.isfinite(df)
 
-    def bounds(at: float) -> tuple[float, float]:
-        return t_interval(estimate, se, df, at, "two-sided") if defined else (estimate, estimate)
+    def bounds(at: float) -> tuple[float, float]:  # undefined (NaN) where the df are
+        return t_interval(estimate, se, df, at, "two-sided") if defined else (math.nan, math.nan)
 
     top = max(sources.terms, key=lambda row: row.share_of_se)
     interval = _Interval(

@@ -159,6 +159,28 @@ def test_the_result_reads_as_a_comparison() -> None:
     assert result.to_dict()["method"] == "facets"
 
 
+def test_without_satterthwaite_df_the_interval_and_p_value_are_undefined(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the REML covariance is singular (``mean_df`` NaN), no point interval and no
+    p-value pretend otherwise; the JSON says why they are null."""
+    import evalsig.facets.sources as sources
+
+    monkeypatch.setattr(sources, "mean_df", lambda *args: float("nan"))
+    base, cand = _tables(np.random.default_rng(9), 20, 3, 0.1)
+    result = compare(base, cand, facets=["item", "prompt"])
+    assert np.isnan(result.p_value)
+    assert np.isnan(result.ci.low)
+    assert result.df is None
+    document = result.to_dict()
+    assert document["pvalue"] is None
+    assert "pvalue" in document["nulls"]
+    alone = score(cand, facets=["item", "prompt"])
+    assert np.isnan(alone.ci.low)
+    assert alone.df is None
+    assert "ci.low" in alone.to_dict()["nulls"]
+
+
 def calibration(reps: int, seed: int = 11) -> dict[str, tuple[float, float]]:
     """``{method: (false-positive rate, coverage)}`` at 95%, two-sided: 60 items x 5
     prompts, a prompt effect on the difference of SD 0.1 (drawn anew each time, shared by

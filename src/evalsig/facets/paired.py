@@ -103,6 +103,7 @@ def score_column_of(table: Table, facets: Sequence[str]) -> str:
 def _interval(
     estimate: float, se: float, df: float, level: float, alternative: Alternative
 ) -> tuple[float, float]:
-    if se == 0.0 or not math.isfinite(df):
-        return estimate, estimate
+    """The t interval; undefined (NaN) where Satterthwaite's df is."""
+    if not math.isfinite(df):
+        return math.nan, math.nan
     return t_interval(estimate, se, df, level, alternative)

@@ -413,8 +413,9 @@ def normal_pvalue(z: float, alternative: Alternative) -> float:
 
 
 def t_pvalue(t: float, df: float, alternative: Alternative) -> float:
-    """P-value of a Student-t statistic with ``df`` degrees of freedom."""
-    if math.isnan(t):
+    """P-value of a Student-t statistic with ``df`` degrees of freedom (NaN where either
+    is NaN: ``min(1, NaN)`` would read as 1)."""
+    if math.isnan(t) or math.isnan(df):
         return math.nan
     if alternative == "greater":
         return float(special.stdtr(df, -t))
