@@ -524,19 +524,14 @@ def _compare_facets(
     confidence_level: float,
 ) -> ComparisonResult:
     """:func:`compare` of two long tables whose items cross other facets."""
-    from evalsig.facets.paired import METHOD, facet_test, score_column_of
+    from evalsig.facets.paired import (
+        check_request,
+        facet_test,
+        score_column_of,
+        scores_in_unit_interval,
+    )
 
-    if method not in ("auto", METHOD):
-        raise DataError(
-            f"with `facets`, the test is method={METHOD!r} (REML components, Satterthwaite "
-            f"df); got method={method!r}: leave `method` out, or drop `facets`."
-        )
-    given = [name for name, value in others.items() if value is not None]
-    if given:
-        raise DataError(
-            f"`{given[0]}` does not apply with `facets`: a grouping of the items is a facet "
-            f"of its own (add its column to `facets`, before the item column's interactions)."
-        )
+    check_request(method, others)
     score_column = score_column_of(baseline, facets)
     test, sources = facet_test(
         baseline,
@@ -550,7 +545,6 @@ def _compare_facets(
     assert sources.baseline_mean is not None  # a difference has its baseline
     items = sources.facet_levels[0]
     per_item = sources.n / items
-    scores = [*_column_values(baseline, score_column), *_column_values(candidate, score_column)]
     return ComparisonResult(
         **_tested(test),
         method_reason="the items cross facets: " + ", ".join(sources.facets),
@@ -564,7 +558,7 @@ def _compare_facets(
         n10=None,
         n_dropped=sources.n_dropped,
         n_mismatched=0,
-        percent_scale=bool(min(scores) >= 0.0 and max(scores) <= 1.0),
+        percent_scale=scores_in_unit_interval((baseline, candidate), score_column),
         notes=test.notes,
         provenance=provenance(
             {
@@ -580,10 +574,6 @@ def _tested(test: InferenceResult) -> dict[str, Any]:
     names = ("estimate", "ci", "pvalue", "statistic", "statistic_name", "df", "se", "method")
     fields = (*names, "estimand", "n_resamples", "seed", "_interval")
     return {name: getattr(test, name) for name in fields}
-
-
-def _column_values(table: Any, column: str) -> list[float]:
-    return [float(value) for value in np.asarray(table[column], dtype=np.float64).ravel()]
 
 
 def _check_method(method: object) -> None:

@@ -432,46 +432,30 @@ def _score_facets(
     """:func:`score` of a long table whose items cross other facets (``others``: the
     cluster, strata and prior given, which do not apply)."""
     from evalsig.facets import variance_sources
-    from evalsig.facets.paired import METHOD, score_column_of
+    from evalsig.facets.paired import (
+        METHOD,
+        check_request,
+        facet_interval,
+        score_column_of,
+        scores_in_unit_interval,
+        se_note,
+    )
 
-    if method not in ("auto", METHOD):
-        raise DataError(
-            f"with `facets`, the interval is method={METHOD!r} (REML components, "
-            f"Satterthwaite df); got method={method!r}: leave `method` out, or drop `facets`."
-        )
-    named = zip(("cluster", "strata", "prior"), others, strict=True)
-    given = [name for name, value in named if value is not None]
-    if given:
-        raise DataError(
-            f"`{given[0]}` does not apply with `facets`: a grouping of the items is a facet "
-            "of its own (add its column to `facets`)."
-        )
+    check_request(method, dict(zip(("cluster", "strata", "prior"), others, strict=True)))
     column = score_column_of(data, facets)
     sources = variance_sources(
         data, facets=facets, score_column=column, n_resamples=0, confidence_level=level
     )
-    estimate, se, df = sources.mean, sources.se, sources.df
-    defined = se > 0.0 and math.isfinite(df)
-
-    def bounds(at: float) -> tuple[float, float]:  # undefined (NaN) where the df are
-        return t_interval(estimate, se, df, at, "two-sided") if defined else (math.nan, math.nan)
-
-    top = max(sources.terms, key=lambda row: row.share_of_se)
+    estimate, se, df = sources.mean, sources.se, sources.df  # se > 0: the scores vary
     interval = _Interval(
         method=METHOD,
         estimate=estimate,
         se=se,
-        df=df if defined else None,
-        bounds=bounds,
-        notes=(
-            "SE from the REML components: "
-            + ", ".join(f"{row.term} {100 * row.share_of_se:.0f}%" for row in sources.terms)
-            + f" of its square (largest: {top.term}); t on {df:.3g} Satterthwaite df",
-            *sources.notes,
-        ),
+        df=df if math.isfinite(df) else None,
+        bounds=lambda at: facet_interval(estimate, se, df, at, "two-sided"),
+        notes=(se_note(sources), *sources.notes),
     )
-    values = np.asarray(data[column], dtype=np.float64)
-    unit = _in_unit_interval(values)
+    unit = scores_in_unit_interval((data,), column)
     if unit:
         interval = _within_unit(interval, level)
     low, high = interval.bounds(level)

@@ -272,6 +272,9 @@ def test_the_command_line_is_the_api(tmp_path: Path) -> None:
     where = _cli(str(path), str(path), *flags, *sides, "--where", "prompt=p1")
     assert where.returncode == 2
     assert "--where does not apply with --facet" in where.stderr
+    named = _cli(str(path), str(path), *flags, "--facet", "score", *sides)  # not renamed over
+    assert named.returncode == 4
+    assert "facet 'score' is the score column (or would take its name)" in named.stderr
 
 
 def test_a_score_over_runs_nested_in_items_is_the_t_interval_on_item_means() -> None:

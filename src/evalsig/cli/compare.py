@@ -196,7 +196,7 @@ def _compare_facets(
     facets: list[str],
     read: ReadFiles,
     wheres: tuple[list[str], list[str]],
-    **options: Any,
+    **settings: Any,
 ) -> ComparisonResult:
     """--facet: each side a long table read through the shared record reader; a side's
     ``--baseline-where``/``--candidate-where`` (one COLUMN=VALUE) chooses its model's rows."""
@@ -208,13 +208,11 @@ def _compare_facets(
     from evalsig.data.long_table import read_model_rows
     from evalsig.data.provenance import provenance
 
-    score = read.score_column or "score"
-    given = [name for name in ("where", "cluster_column", "run_column") if getattr(read, name)]
-    if given or score in facets or (score != "score" and "score" in facets):
-        option = {"where": "--where", "cluster_column": "--cluster", "run_column": "--run"}
-        what = option[given[0]] if given else "--facet score"
+    options = {"where": "--where", "cluster_column": "--cluster", "run_column": "--run"}
+    given = [flag for name, flag in options.items() if getattr(read, name)]
+    if given:
         fail(
-            f"{what} does not apply with --facet: runs, clusters and groups are facets "
+            f"{given[0]} does not apply with --facet: runs, clusters and groups are facets "
             "(name each with --facet), a side's rows are chosen with --baseline-where / "
             "--candidate-where COLUMN=VALUE, and the score column is --score.",
             EXIT_USAGE,
@@ -230,7 +228,7 @@ def _compare_facets(
         table, read_notes, origins[side] = read_model_rows(
             path,
             facets=facets,
-            score_column=score,
+            score_column=read.score_column or "score",
             where=chosen,
             separator=read.separator,
             choose="Choose each side's rows with --baseline-where model=NAME and "
@@ -238,9 +236,8 @@ def _compare_facets(
         )
         tables.append(table)
         notes += [f"{side}: {note}" for note in read_notes]
-    result = compare(tables[0], tables[1], facets=facets, **options)
-    result = replace(result, notes=(*notes, *result.notes))
-    return replace(result, provenance=provenance(origins))
+    result = compare(tables[0], tables[1], facets=facets, **settings)
+    return replace(result, notes=(*notes, *result.notes), provenance=provenance(origins))
 
 
 def _strata(tables: list[Any]) -> dict[str, object]:

@@ -152,14 +152,13 @@ def _score_facets(
     from evalsig.data.provenance import provenance
     from evalsig.score import score
 
-    column_of = read.score_column or "score"
-    given = [name for name in ("cluster_column", "run_column") if getattr(read, name)]
-    if given or len(read.where) > 1 or column_of in facets:
-        what = {"cluster_column": "--cluster", "run_column": "--run"}.get(
-            given[0] if given else "", "several --where" if len(read.where) > 1 else "--facet"
-        )
+    options = {"cluster_column": "--cluster", "run_column": "--run"}
+    given = [flag for name, flag in options.items() if getattr(read, name)]
+    if len(read.where) > 1:
+        given.append("several --where")
+    if given:
         fail(
-            f"{what} does not apply with --facet: runs and groups are facets (name each "
+            f"{given[0]} does not apply with --facet: runs and groups are facets (name each "
             "with --facet), the model's rows are chosen with one --where COLUMN=VALUE, and "
             "the score column is --score.",
             EXIT_USAGE,
@@ -167,7 +166,7 @@ def _score_facets(
     data, notes, origin = read_model_rows(
         path,
         facets=facets,
-        score_column=column_of,
+        score_column=read.score_column or "score",
         where=parse_where(list(read.where)),
         separator=read.separator,
         choose="Choose one with --where model=NAME.",

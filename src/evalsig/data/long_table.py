@@ -201,6 +201,11 @@ def read_model_rows(
     the notes on the rows left out; and the rows' origin for a result's provenance."""
     from evalsig.data.provenance import Origin, file_record
 
+    if score_column in facets or "score" in facets:
+        raise DataError(
+            f"facet {'score' if 'score' in facets else score_column!r} is the score column "
+            "(or would take its name); name the facets and the score with different columns."
+        )
     column, model = next(iter(where.items()), ("model", None))
     (table,), notes = read_long_table(
         path,

@@ -509,13 +509,20 @@ def mean_variance_shares(fit: ComponentFit, terms: Mapping[str, np.ndarray], /) 
     balanced design, :math:`\hat\sigma_k^2 / L_k`). The residual's part is under the key
     ``"residual"``.
     """
-    n = fit.n
-    parts = {}
-    for name, variance in zip(fit.terms, fit.variances, strict=True):
-        counts = np.bincount(np.asarray(terms[name])).astype(np.float64)
-        parts[name] = variance * float(counts @ counts) / (n * n)
-    parts["residual"] = fit.residual / n
+    weights = _mean_weights(terms, fit.terms, fit.n)
+    parts = {name: v * w for name, v, w in zip(fit.terms, fit.variances, weights, strict=True)}
+    parts["residual"] = fit.residual / fit.n
     return parts
+
+
+def _mean_weights(terms: Mapping[str, np.ndarray], names: Sequence[str], n: int) -> list[float]:
+    r""":math:`c_k = \sum_l n_{kl}^2 / n^2` of each term: its variance's weight in that of the
+    plain mean."""
+    weights = []
+    for name in names:
+        counts = np.bincount(np.asarray(terms[name])).astype(np.float64)
+        weights.append(float(counts @ counts) / (n * n))
+    return weights
 
 
 def mean_df(
@@ -536,10 +543,7 @@ def mean_df(
     """
     design = _Design.build(np.asarray(y, dtype=np.float64), dict(terms))
     n = design.n
-    coefficients = [
-        float(np.bincount(np.asarray(terms[name])) @ np.bincount(np.asarray(terms[name]))) / (n * n)
-        for name in fit.terms
-    ]
+    coefficients = _mean_weights(terms, fit.terms, n)
     free = [k for k, v in enumerate(fit.variances) if v > 0.0]
     start = np.log([fit.variances[k] for k in free] + [fit.residual])
     variances = np.zeros(len(fit.terms))
